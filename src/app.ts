@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Services } from './domain/services.js';
+import { basicAuth } from './http/auth.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { BASE_PATH, registerOpenApi } from './http/openapi.js';
+import { validatorCompiler } from './http/validation.js';
+import { routeModules } from './routes/index.js';
+import type { ApiInstance } from './routes/types.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Answers without credentials (health, the OpenAPI document). */
+    public?: boolean;
+  }
+}
+
+export interface AppOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+const DOCS_PREFIX = `${BASE_PATH}/docs`;
+
+/** Builds the HTTP application over the given services; does not listen. */
+export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Only JSON bodies are accepted; anything else is a 415, not a string to validate.
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandling(app);
+
+  const authenticate = basicAuth(services.tokens, services.config);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config.public || request.url.startsWith(DOCS_PREFIX)) return;
+    await authenticate(request, reply);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await registerOpenApi(app);
+  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+
+  await app.register(
+    async (api) => {
+      for (const register of routeModules) register(api as ApiInstance, services);
+    },
+    { prefix: BASE_PATH },
+  );
+  return app;
+}

@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { createPlatform } from '../domain/platforms.js';
+import { PERMISSIONS, renderToken, type Environment } from '../domain/tokens.js';
+import { listAllTokens } from '../store/tokens-repo.js';
+import type { CliCommand } from './main.js';
+import { withServices } from './open.js';
+
+const USAGE = `Usage:
+  tokens create [--env sandbox|production] [--name NAME] [--platform PLATFORM_ID] [--json]
+  tokens list [--json]
+  tokens revoke TOKEN_ID`;
+
+export const tokensCommand: CliCommand = {
+  summary: 'create, list or revoke API tokens',
+  async run(args) {
+    const [sub, ...rest] = args;
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        env: { type: 'string', default: 'sandbox' },
+        name: { type: 'string' },
+        platform: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+    if (sub === 'create') {
+      if (values.env !== 'sandbox' && values.env !== 'production') {
+        process.stderr.write(`--env must be sandbox or production, not ${JSON.stringify(values.env)}\n`);
+        return 2;
+      }
+      const environment = values.env as Environment;
+      return withServices(async ({ store, tokens }) => {
+        const platformId = values.platform ?? (await firstPlatform(store.db)) ?? (await createPlatform(store, 'Sandbox platform'));
+        const token = await tokens.create(platformId, {
+          name: values.name ?? `CLI ${environment} token`,
+          permissions: [...PERMISSIONS],
+          environment,
+        });
+        if (values.json) process.stdout.write(`${JSON.stringify({ ...token, platformId })}\n`);
+        else
+          process.stdout.write(
+            `Created ${environment} token for ${platformId}\n  Token id:      ${token.id}\n  Client id:     ${token.clientId}\n  Client secret: ${token.clientSecret}  (shown once)\n`,
+          );
+        return 0;
+      });
+    }
+    if (sub === 'list') {
+      return withServices(async ({ store }) => {
+        const rows = await listAllTokens(store.db);
+        if (values.json) process.stdout.write(`${JSON.stringify(rows.map((r) => ({ ...renderToken(r), platformId: r.platform_id })))}\n`);
+        else for (const r of rows) process.stdout.write(`${r.id}  ${r.environment.padEnd(10)} ${r.platform_id}  ${r.name}\n`);
+        return 0;
+      });
+    }
+    if (sub === 'revoke' && positionals.length === 1) {
+      return withServices(async ({ store, tokens }) => {
+        const row = await store.db.selectFrom('api_tokens').select('platform_id').where('id', '=', positionals[0]!).executeTakeFirst();
+        if (!row) {
+          process.stderr.write(`No token ${positionals[0]}\n`);
+          return 1;
+        }
+        await tokens.revoke(row.platform_id, positionals[0]!).catch(() => undefined);
+        process.stdout.write(`Revoked ${positionals[0]}\n`);
+        return 0;
+      });
+    }
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  },
+};
+
+async function firstPlatform(db: import('../store/db.js').Db): Promise<string | undefined> {
+  const row = await db.selectFrom('platforms').select('id').orderBy('created_at').limit(1).executeTakeFirst();
+  return row?.id;
+}

@@ -1,0 +1,78 @@
+import { Type, type Static } from 'typebox';
+import Value from 'typebox/value';
+
+export const API_VERSION = '2025-10-13';
+
+const ConfigSchema = Type.Object({
+  HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+  PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
+  DATA_DIR: Type.String({ default: './data', minLength: 1 }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  SERVICE_ENV: Type.Union([Type.Literal('sandbox'), Type.Literal('production')], { default: 'sandbox' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  // Comma-separated delays in seconds before each retry of a webhook delivery.
+  WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '5,30,120,600,1800,3600,7200,14400,28800,43200,86400,86400', pattern: '^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$' }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1 }),
+  // How long a worker owns a claimed job before another process may take it over.
+  JOB_LEASE_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  JOB_POLL_MS: Type.Integer({ default: 250, minimum: 1 }),
+  JOB_CONCURRENCY: Type.Integer({ default: 16, minimum: 1, maximum: 1000 }),
+  // Set to 0 to run an API-only process; jobs are then left to other processes.
+  WORKER_ENABLED: Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }),
+});
+
+export type RawConfig = Static<typeof ConfigSchema>;
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  serviceEnv: 'sandbox' | 'production';
+  logLevel: string;
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  jobLeaseMs: number;
+  jobPollMs: number;
+  jobConcurrency: number;
+  workerEnabled: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates every setting once; throws a ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const withDefaults = Value.Default(ConfigSchema, raw);
+  const converted = Value.Convert(ConfigSchema, withDefaults);
+  if (!Value.Check(ConfigSchema, converted)) {
+    const problems = new Map<string, string>();
+    for (const e of Value.Errors(ConfigSchema, converted)) {
+      const name = e.instancePath.replace(/^\//, '');
+      if (!problems.has(name)) problems.set(name, `${name}=${JSON.stringify(env[name] ?? '')}: ${e.message}`);
+    }
+    throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
+  }
+  const c = converted as RawConfig;
+  return {
+    host: c.HOST,
+    port: c.PORT,
+    dataDir: c.DATA_DIR,
+    databaseUrl: c.DATABASE_URL,
+    serviceEnv: c.SERVICE_ENV,
+    logLevel: c.LOG_LEVEL,
+    webhookRetryScheduleMs: c.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Math.round(Number(s) * 1000)),
+    webhookTimeoutMs: c.WEBHOOK_TIMEOUT_MS,
+    jobLeaseMs: c.JOB_LEASE_MS,
+    jobPollMs: c.JOB_POLL_MS,
+    jobConcurrency: c.JOB_CONCURRENCY,
+    workerEnabled: c.WORKER_ENABLED === '1',
+  };
+}

@@ -1,0 +1,52 @@
+/** Typed domain failures; the HTTP layer maps each to its status and code in one place. */
+
+export interface FieldConstraint {
+  format?: string;
+  pattern?: string;
+  enum?: string[];
+  minLength?: number;
+  maxLength?: number;
+}
+
+export interface FieldError {
+  field: string;
+  constraint?: FieldConstraint;
+  message?: string;
+}
+
+export class DomainError extends Error {}
+
+/** The named resource does not exist for this platform (a foreign one looks the same). */
+export class NotFoundError extends DomainError {
+  constructor(readonly resource: string, readonly id: string) {
+    super(`${resource} ${id} was not found`);
+  }
+}
+
+/** The resource exists but its current state refuses the operation. */
+export class InvalidStateError extends DomainError {
+  constructor(message: string, readonly currentStatus: string) {
+    super(message);
+  }
+}
+
+/** Input that passed the schema but breaks a rule only the domain knows. */
+export class ValidationError extends DomainError {
+  constructor(readonly errors: FieldError[]) {
+    super(errors.length === 1 ? `Invalid ${errors[0]!.field}: ${errors[0]!.message ?? 'invalid value'}` : `${errors.length} fields are invalid`);
+  }
+}
+
+/** A platform operation that needs a webhook endpoint when none is configured. */
+export class WebhookEndpointNotSetError extends DomainError {
+  constructor() {
+    super('No webhook endpoint is configured for this platform; set one with PATCH /config');
+  }
+}
+
+/** The platform's webhook endpoint did not accept a delivery. */
+export class WebhookDeliveryError extends DomainError {
+  constructor(message: string, readonly details: Record<string, unknown>) {
+    super(message);
+  }
+}

@@ -1,0 +1,22 @@
+import { v7 as uuidv7 } from 'uuid';
+
+export type IdType =
+  | 'Platform'
+  | 'Token'
+  | 'Customer'
+  | 'BeneficialOwner'
+  | 'Card'
+  | 'CardTransaction'
+  | 'CardOperation'
+  | 'Webhook'
+  | 'Job'
+  | 'WebhookAttempt';
+
+/** `<Type>:<uuid v7>`: globally unique, and sorts by creation time. */
+export function newId(type: IdType): string {
+  return `${type}:${uuidv7()}`;
+}
+
+export function isIdOf(type: IdType, id: string): boolean {
+  return id.startsWith(`${type}:`);
+}

@@ -1,0 +1,69 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ValidationError } from './errors.js';
+
+/** Where a page ends in (creation time, id) order. */
+export interface Position {
+  createdAt: number;
+  id: string;
+}
+
+export interface PageQuery {
+  limit: number;
+  after: Position | undefined;
+}
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor?: string;
+  totalCount: number;
+}
+
+const MAC_BYTES = 16;
+
+/**
+ * Opaque, authenticated cursors. The MAC covers the position and the list's scope (platform,
+ * filter), so a forged, truncated or foreign cursor is refused instead of silently misread.
+ */
+export class Cursors {
+  constructor(private readonly key: Buffer) {}
+
+  encode(scope: string, pos: Position): string {
+    const payload = Buffer.from(`${pos.createdAt.toString(36)}.${pos.id}`, 'utf8');
+    return Buffer.concat([this.mac(scope, payload), payload]).toString('base64url');
+  }
+
+  /** Reads a cursor back; throws a ValidationError on field `cursor` if it is not one of ours for this scope. */
+  decode(scope: string, cursor: string): Position {
+    const bad = () => new ValidationError([{ field: 'cursor', message: 'is not a cursor returned by this list for these parameters' }]);
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
+    const raw = Buffer.from(cursor, 'base64url');
+    if (raw.length <= MAC_BYTES) throw bad();
+    const payload = raw.subarray(MAC_BYTES);
+    if (!timingSafeEqual(raw.subarray(0, MAC_BYTES), this.mac(scope, payload))) throw bad();
+    const text = payload.toString('utf8');
+    const dot = text.indexOf('.');
+    const createdAt = parseInt(text.slice(0, dot), 36);
+    if (dot < 1 || !Number.isSafeInteger(createdAt)) throw bad();
+    return { createdAt, id: text.slice(dot + 1) };
+  }
+
+  /** Parses the optional cursor of a list request. */
+  query(scope: string, limit: number, cursor: string | undefined): PageQuery {
+    return { limit, after: cursor === undefined ? undefined : this.decode(scope, cursor) };
+  }
+
+  /** Builds a page from up to limit + 1 rows fetched in order. */
+  page<R extends { created_at: number; id: string }, T>(scope: string, q: PageQuery, rows: R[], totalCount: number, render: (row: R) => T): Page<T> {
+    const hasMore = rows.length > q.limit;
+    const kept = hasMore ? rows.slice(0, q.limit) : rows;
+    const data = kept.map(render);
+    if (!hasMore) return { data, hasMore, totalCount };
+    const last = kept[kept.length - 1]!;
+    return { data, hasMore, nextCursor: this.encode(scope, { createdAt: last.created_at, id: last.id }), totalCount };
+  }
+
+  private mac(scope: string, payload: Buffer): Buffer {
+    return createHmac('sha256', this.key).update(scope).update('\0').update(payload).digest().subarray(0, MAC_BYTES);
+  }
+}

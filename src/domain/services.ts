@@ -1,0 +1,41 @@
+import { EventEmitter } from 'node:events';
+import type { Config } from '../config.js';
+import { openStore, type Store } from '../store/db.js';
+import { migrateToLatest } from '../store/migrator.js';
+import { loadOrCreateSecret } from '../store/settings-repo.js';
+import { Cursors } from './pagination.js';
+import { TokenService } from './tokens.js';
+
+/** Every domain service, built once per process over one store. */
+export interface Services {
+  config: Config;
+  store: Store;
+  cursors: Cursors;
+  tokens: TokenService;
+  /** Emits 'enqueued' after this process commits a job, so its worker starts at once. */
+  jobSignal: EventEmitter;
+}
+
+export function createServices(config: Config, store: Store, cursorKey: Buffer): Services {
+  const cursors = new Cursors(cursorKey);
+  return {
+    config,
+    store,
+    cursors,
+    tokens: new TokenService(store, cursors),
+    jobSignal: new EventEmitter().setMaxListeners(100),
+  };
+}
+
+/** Opens the configured store, brings its schema up to date and builds the services over it. */
+export async function openServices(config: Config): Promise<Services> {
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrateToLatest(store);
+    const cursorKey = await loadOrCreateSecret(store.db, 'cursor_key');
+    return createServices(config, store, cursorKey);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}

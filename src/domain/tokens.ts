@@ -1,0 +1,113 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Store } from '../store/db.js';
+import * as repo from '../store/tokens-repo.js';
+import type { ApiTokenRow } from '../store/tables/foundation.js';
+import { NotFoundError } from './errors.js';
+import { newId } from './ids.js';
+import type { Cursors, Page } from './pagination.js';
+
+export type Environment = 'sandbox' | 'production';
+export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** Who is calling: resolved once per request from the credentials. */
+export interface Principal {
+  platformId: string;
+  tokenId: string;
+  environment: Environment;
+}
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  permissions: Permission[];
+  clientId: string;
+  environment: Environment;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreatedApiToken extends ApiToken {
+  clientSecret: string;
+}
+
+const digest = (secret: string) => createHash('sha256').update(secret, 'utf8').digest();
+// Compared against when the token id is unknown, so a miss costs what a hit costs.
+const DECOY = digest('decoy');
+
+/** The Basic-auth username: the uuid of the token id, without dashes (no colon, as RFC 7617 needs). */
+export function clientIdOf(tokenId: string): string {
+  return tokenId.slice('Token:'.length).replace(/-/g, '');
+}
+
+/** Accepts either form of the username: `Token:<uuid>` or the clientId. */
+export function tokenIdFromUsername(username: string): string | undefined {
+  if (username.startsWith('Token:')) return username;
+  if (!/^[0-9a-f]{32}$/i.test(username)) return undefined;
+  const h = username.toLowerCase();
+  return `Token:${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export function renderToken(row: ApiTokenRow): ApiToken {
+  return {
+    id: row.id,
+    name: row.name,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    clientId: clientIdOf(row.id),
+    environment: row.environment,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+export class TokenService {
+  constructor(private readonly store: Store, private readonly cursors: Cursors) {}
+
+  /** Resolves credentials to a principal, or undefined; never says which part was wrong. */
+  async authenticate(username: string, secret: string): Promise<Principal | undefined> {
+    const id = tokenIdFromUsername(username);
+    const row = id === undefined ? undefined : await repo.findTokenForAuth(this.store.db, id);
+    const expected = row ? Buffer.from(row.secret_hash, 'hex') : DECOY;
+    const matches = expected.length === 32 && timingSafeEqual(expected, digest(secret));
+    if (!row || !matches || row.revoked_at !== null) return undefined;
+    return { platformId: row.platform_id, tokenId: row.id, environment: row.environment };
+  }
+
+  async create(
+    platformId: string,
+    input: { name: string; permissions: Permission[]; environment: Environment },
+  ): Promise<CreatedApiToken> {
+    const secret = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    const row: ApiTokenRow = {
+      id: newId('Token'),
+      platform_id: platformId,
+      name: input.name,
+      permissions: JSON.stringify([...new Set(input.permissions)]),
+      environment: input.environment,
+      secret_hash: digest(secret).toString('hex'),
+      created_at: now,
+      updated_at: now,
+      revoked_at: null,
+    };
+    await repo.insertToken(this.store.db, row);
+    return { ...renderToken(row), clientSecret: secret };
+  }
+
+  async get(platformId: string, id: string): Promise<ApiToken> {
+    const row = await repo.findToken(this.store.db, platformId, id);
+    if (!row) throw new NotFoundError('Token', id);
+    return renderToken(row);
+  }
+
+  async list(platformId: string, limit: number, cursor: string | undefined, name?: string): Promise<Page<ApiToken>> {
+    const scope = `tokens:${platformId}:${name ?? ''}`;
+    const q = this.cursors.query(scope, limit, cursor);
+    const { rows, total } = await repo.listTokens(this.store.db, platformId, q, name);
+    return this.cursors.page(scope, q, rows, total, renderToken);
+  }
+
+  async revoke(platformId: string, id: string): Promise<void> {
+    if (!(await repo.revokeToken(this.store.db, platformId, id, Date.now()))) throw new NotFoundError('Token', id);
+  }
+}

@@ -1,0 +1,89 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import {
+  DomainError,
+  InvalidStateError,
+  NotFoundError,
+  ValidationError,
+  WebhookDeliveryError,
+  WebhookEndpointNotSetError,
+} from '../domain/errors.js';
+import { ApiError, routeNotFound } from './api-error.js';
+import { fieldErrorsFromAjv } from './validation.js';
+
+/** Maps every failure (ours, Fastify's, the validator's, a domain error) to the one Error object. */
+export function toApiError(err: unknown, request: FastifyRequest): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof DomainError) return fromDomain(err);
+  const e = err as FastifyError & { validation?: unknown[]; validationContext?: string };
+  if (Array.isArray(e.validation)) {
+    const errors = fieldErrorsFromAjv(e.validation as never, e.validationContext ?? 'body');
+    const summary = errors.length === 1 ? `Invalid ${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} fields are invalid`;
+    return new ApiError('INVALID_INPUT', summary, { errors });
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')} is not supported; send application/json`);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('INVALID_REQUEST_FORMAT', 'The Content-Type is application/json but the body is empty');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('INVALID_REQUEST_FORMAT', 'The Content-Length header does not match the body');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('INVALID_REQUEST_FORMAT', 'The request body is not valid JSON');
+  }
+  if (err instanceof SyntaxError && e.statusCode === 400) {
+    return new ApiError('INVALID_REQUEST_FORMAT', 'The request body is not valid JSON');
+  }
+  if (e.statusCode === 400 && typeof e.code === 'string' && e.code.startsWith('FST_ERR')) {
+    return new ApiError('INVALID_REQUEST_FORMAT', 'The request could not be read');
+  }
+  return new ApiError('INTERNAL_ERROR', `An internal error occurred; quote reference ${request.id} when reporting it`);
+}
+
+function fromDomain(err: DomainError): ApiError {
+  if (err instanceof NotFoundError) return new ApiError('NOT_FOUND', err.message);
+  if (err instanceof InvalidStateError) return new ApiError('INVALID_STATE_TRANSITION', err.message, { currentStatus: err.currentStatus });
+  if (err instanceof ValidationError) return new ApiError('INVALID_INPUT', err.message, { errors: err.errors });
+  if (err instanceof WebhookEndpointNotSetError) return new ApiError('WEBHOOK_ENDPOINT_NOT_SET', err.message);
+  if (err instanceof WebhookDeliveryError) return new ApiError('WEBHOOK_DELIVERY_ERROR', err.message, err.details);
+  return new ApiError('INTERNAL_ERROR', err.message);
+}
+
+export function sendError(reply: FastifyReply, apiError: ApiError): FastifyReply {
+  if (apiError.headers) reply.headers(apiError.headers);
+  return reply.code(apiError.status).type('application/json; charset=utf-8').send(apiError.toBody());
+}
+
+const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  // A second router that only knows which paths exist, to tell 405 from 404.
+  const known = FindMyWay({ ignoreTrailingSlash: false });
+  app.addHook('onRoute', (route) => {
+    for (const m of [route.method].flat()) {
+      if (METHODS.includes(m as HTTPMethod)) known.on(m as HTTPMethod, route.url, () => {});
+    }
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const apiError = toApiError(err, request);
+    if (apiError.status >= 500) request.log.error({ err, reqId: request.id }, 'request failed');
+    return sendError(reply, apiError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = METHODS.filter((m) => m !== request.method && known.find(m, path));
+    if (allowed.length > 0 && request.method !== 'HEAD') {
+      return sendError(
+        reply,
+        new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, undefined, {
+          allow: allowed.join(', '),
+        }),
+      );
+    }
+    return sendError(reply, routeNotFound(request.method, request.url));
+  });
+}

@@ -1,0 +1,37 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { API_VERSION } from '../config.js';
+
+export const BASE_PATH = `/${API_VERSION}`;
+
+/** Collects route schemas into an OpenAPI 3.1 document; serves it and a docs page, both public. */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Payments service',
+        version: API_VERSION,
+        description:
+          'Beneficial owners, cards and sandbox card simulators. Every operation lives under the versioned base URL; ' +
+          'every error is an Error object whose status equals the HTTP status.',
+      },
+      servers: [{ url: BASE_PATH, description: 'This server, interface version ' + API_VERSION }],
+      components: {
+        securitySchemes: {
+          BasicAuth: { type: 'http', scheme: 'basic', description: 'Credentials are <api token id or clientId>:<client secret>' },
+          AgentAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Agent-scoped endpoints only; every operation of this service takes BasicAuth and refuses a bearer token with 401',
+          },
+        },
+      },
+      security: [{ BasicAuth: [] }],
+    },
+    hideUntagged: false,
+  });
+  await app.register(swaggerUi, { routePrefix: `${BASE_PATH}/docs`, uiConfig: { deepLinking: true } });
+  app.get(`${BASE_PATH}/openapi.json`, { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+}

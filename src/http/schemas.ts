@@ -1,0 +1,90 @@
+import { Type, type TSchema } from 'typebox';
+import { ERROR_CATALOGUE, type ErrorStatus } from './error-catalogue.js';
+
+export const FieldConstraintSchema = Type.Object(
+  {
+    format: Type.Optional(Type.String({ description: 'Named format: an HTML5 input type (email, tel, url, date) or a semantic slug (iso3166-1-alpha-2, e.164)' })),
+    pattern: Type.Optional(Type.String({ description: 'JavaScript regular expression the value must match' })),
+    enum: Type.Optional(Type.Array(Type.String(), { description: 'Allowed values' })),
+    minLength: Type.Optional(Type.Integer()),
+    maxLength: Type.Optional(Type.Integer()),
+  },
+  { description: 'Machine-readable validator hint; fields are additive' },
+);
+
+export const FieldErrorSchema = Type.Object({
+  field: Type.String({ description: 'Dot-notation path to the offending field; array items as name[index]' }),
+  constraint: Type.Optional(FieldConstraintSchema),
+  message: Type.Optional(Type.String()),
+});
+
+const STATUS_DESCRIPTIONS: Record<ErrorStatus, string> = {
+  400: 'Invalid input',
+  401: 'Missing, malformed, unknown or revoked credentials',
+  404: 'Unknown resource (a resource of another platform looks the same)',
+  405: 'Method not allowed on this path',
+  409: 'The resource is not in a state that allows this operation',
+  413: 'Request body larger than 1 MiB',
+  415: 'Request body is not application/json',
+  429: 'Too many requests',
+  500: 'Internal service error; the message carries a reference that is in the server log',
+};
+
+const errorSchemas = new Map<ErrorStatus, TSchema>();
+
+/** The Error object for one status, with that status's closed list of codes. */
+export function errorSchema(status: ErrorStatus): TSchema {
+  let schema = errorSchemas.get(status);
+  if (!schema) {
+    const codes = Object.entries(ERROR_CATALOGUE[status]);
+    schema = Type.Object(
+      {
+        status: Type.Literal(status, { description: 'Equal to the HTTP status of the response' }),
+        code: Type.Enum(
+          codes.map(([c]) => c),
+          { description: codes.map(([c, d]) => `${c}: ${d}`).join('\n') },
+        ),
+        message: Type.String({ description: 'Human-readable message' }),
+        details:
+          status === 400
+            ? Type.Optional(
+                Type.Object(
+                  { errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'One entry per invalid field (INVALID_INPUT)' })) },
+                  { additionalProperties: true, description: 'Additional details; shape varies by code' },
+                ),
+              )
+            : Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Additional details; shape varies by code' })),
+      },
+      { description: STATUS_DESCRIPTIONS[status] },
+    );
+    errorSchemas.set(status, schema);
+  }
+  return schema;
+}
+
+/** Response schemas for the error statuses an operation returns; 401 and 500 are always there. */
+export function errorResponses(...statuses: ErrorStatus[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const s of [...new Set<ErrorStatus>([...statuses, 401, 500])].sort()) out[s] = errorSchema(s);
+  return out;
+}
+
+export const PageQuerySchema = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum results to return; 1 to 100, default 20' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Opaque cursor returned by a previous request as nextCursor' })),
+};
+
+/** The list envelope every paginated operation returns. */
+export function pageSchema<T extends TSchema>(item: T, description: string) {
+  return Type.Object(
+    {
+      data: Type.Array(item),
+      hasMore: Type.Boolean({ description: 'True when more results exist beyond this page' }),
+      nextCursor: Type.Optional(Type.String({ description: 'Present only when hasMore is true; pass as cursor for the next page' })),
+      totalCount: Type.Integer({ description: 'Total number of results matching the criteria' }),
+    },
+    { description },
+  );
+}
+
+export const IdParamSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });

@@ -1,0 +1,22 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Services } from '../domain/services.js';
+import type { Trx } from '../store/db.js';
+import type { JobRow } from '../store/tables/jobs.js';
+
+/** What a handler asks the worker to commit, atomically with ending the job's lease. */
+export type JobResult =
+  | { outcome: 'done'; write?: (trx: Trx) => Promise<void> }
+  | { outcome: 'retry'; error: string; delayMs?: number; write?: (trx: Trx) => Promise<void> }
+  | { outcome: 'failed'; error: string; write?: (trx: Trx) => Promise<void> };
+
+export interface JobHandler {
+  kind: string;
+  /** Retry delays after a thrown error or a 'retry' result without its own delay. */
+  retryScheduleMs(services: Services): readonly number[];
+  /**
+   * Runs outside any transaction (an HTTP call may happen here). Database effects go in the
+   * result's `write`, which the worker commits together with finishing the job, only if this
+   * worker still holds the lease: a job's effects land exactly once.
+   */
+  run(job: JobRow, services: Services, log: FastifyBaseLogger): Promise<JobResult>;
+}

@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Database } from './database.js';
+
+export type Engine = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+/** A handle that can run queries: the database itself or an open transaction. */
+export type Executor = Db | Trx;
+
+export interface Store {
+  db: Db;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** PostgreSQL pool size per process. */
+  poolSize?: number;
+}
+
+export const SQLITE_FILE = 'payments.sqlite';
+
+export function openStore(opts: StoreOptions): Store {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openSqlite(opts.dataDir);
+}
+
+function openSqlite(dataDir: string): Store {
+  mkdirSync(dataDir, { recursive: true });
+  const raw = new SqliteDatabase(join(dataDir, SQLITE_FILE));
+  raw.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode survives a process crash; only an OS crash can lose the last commits.
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('busy_timeout = 10000');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('cache_size = -65536');
+  raw.pragma('mmap_size = 1073741824');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  return { db, engine: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every statement anew; caching them by SQL text saves most of a point query's cost.
+ * Transactions begin IMMEDIATE so a second process (the CLI, a restarted server) waits on the
+ * busy timeout instead of failing a read-then-write transaction with SQLITE_BUSY.
+ */
+function withStatementCache(raw: SqliteDatabase.Database) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const MAX = 1000;
+  return {
+    prepare(sql: string) {
+      let stmt = cache.get(sql);
+      if (!stmt) {
+        stmt = raw.prepare(sql === 'begin' ? 'begin immediate' : sql);
+        if (cache.size >= MAX) cache.delete(cache.keys().next().value as string);
+        cache.set(sql, stmt);
+      }
+      return stmt;
+    },
+    close() {
+      raw.close();
+    },
+  };
+}
+
+function openPostgres(url: string, max: number): Store {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types: {
+      // int8 columns hold millisecond times and counts, all well inside Number's safe range.
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, engine: 'postgres', close: () => db.destroy() };
+}

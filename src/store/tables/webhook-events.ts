@@ -1,0 +1,16 @@
+export type DeliveryState = 'PENDING' | 'DELIVERED' | 'FAILED' | 'WEBHOOK_ENDPOINT_NOT_SET';
+
+/** One event for a platform; `body` is the exact JSON that is signed and POSTed, the same on every attempt. */
+export interface WebhookEventRow {
+  id: string;
+  platform_id: string;
+  type: string;
+  body: string;
+  delivery_state: DeliveryState;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookEventTables {
+  webhook_events: WebhookEventRow;
+}

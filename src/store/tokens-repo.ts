@@ -1,0 +1,62 @@
+import type { Executor } from './db.js';
+import type { PageQuery } from '../domain/pagination.js';
+import type { ApiTokenRow } from './tables/foundation.js';
+import { afterPosition } from './keyset.js';
+
+export async function insertPlatform(db: Executor, row: { id: string; name: string; created_at: number }): Promise<void> {
+  await db.insertInto('platforms').values(row).execute();
+}
+
+export async function insertToken(db: Executor, row: ApiTokenRow): Promise<void> {
+  await db.insertInto('api_tokens').values(row).execute();
+}
+
+/** The hot path of every request: one primary-key read. */
+export async function findTokenForAuth(db: Executor, id: string) {
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'platform_id', 'environment', 'secret_hash', 'revoked_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function findToken(db: Executor, platformId: string, id: string): Promise<ApiTokenRow | undefined> {
+  return db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('id', '=', id)
+    .where('platform_id', '=', platformId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function listTokens(db: Executor, platformId: string, q: PageQuery, name?: string): Promise<{ rows: ApiTokenRow[]; total: number }> {
+  let base = db.selectFrom('api_tokens').where('platform_id', '=', platformId).where('revoked_at', 'is', null);
+  if (name !== undefined) base = base.where('name', '=', name);
+  const rows = await afterPosition(base.selectAll(), q.after)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(q.limit + 1)
+    .execute();
+  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total) };
+}
+
+export async function revokeToken(db: Executor, platformId: string, id: string, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('api_tokens')
+    .set({ revoked_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('platform_id', '=', platformId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export async function listAllTokens(db: Executor): Promise<ApiTokenRow[]> {
+  return db.selectFrom('api_tokens').selectAll().where('revoked_at', 'is', null).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function findTokenAnyPlatform(db: Executor, id: string): Promise<ApiTokenRow | undefined> {
+  return db.selectFrom('api_tokens').selectAll().where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+}

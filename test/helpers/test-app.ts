@@ -1,0 +1,87 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createPlatformWithToken } from '../../src/domain/platforms.js';
+import { openServices, type Services } from '../../src/domain/services.js';
+import type { Environment } from '../../src/domain/tokens.js';
+import { createTestDatabase, ENGINES, type EngineName, type TestDatabase } from './engines.js';
+
+export const BASE = '/2025-10-13';
+
+export interface Caller {
+  platformId: string;
+  tokenId: string;
+  clientId: string;
+  clientSecret: string;
+  /** The Authorization header value. */
+  auth: string;
+  /** Sends a request to the app as this caller; `url` is relative to the versioned base. */
+  req(method: InjectOptions['method'], url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+}
+
+export interface TestApp {
+  engine: EngineName;
+  db: TestDatabase;
+  services: Services;
+  app: FastifyInstance;
+  /** A platform with a full-permission sandbox token, created for the file. */
+  caller: Caller;
+  /** Creates another platform (tenant) with its own token. */
+  newCaller(environment?: Environment): Promise<Caller>;
+}
+
+export function basicAuth(clientId: string, secret: string): string {
+  return `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
+}
+
+/**
+ * Runs `body` once per engine (SQLite file, PostgreSQL database), each against a real app over a
+ * fresh database. The returned object is filled in by beforeAll.
+ */
+export function describeEachEngine(name: string, body: (t: TestApp) => void, env: Record<string, string> = {}): void {
+  for (const engine of ENGINES) {
+    describe.skipIf(!engineAvailable(engine))(`${name} [${engine}]`, () => {
+      const t = {} as TestApp;
+      beforeAll(async () => {
+        t.engine = engine;
+        t.db = await createTestDatabase(engine);
+        const config = loadConfig({ ...t.db.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent', ...env });
+        t.services = await openServices(config);
+        t.app = await buildApp(t.services);
+        t.newCaller = (environment: Environment = 'sandbox') => newCaller(t, environment);
+        t.caller = await t.newCaller();
+      });
+      afterAll(async () => {
+        await t.app?.close();
+        await t.services?.store.close();
+        await t.db?.drop();
+      });
+      body(t);
+    });
+  }
+}
+
+/** SQLite always; PostgreSQL when the run's global setup found it (in CI it must). */
+export function engineAvailable(engine: EngineName): boolean {
+  return engine === 'sqlite' || inject('pgAvailable');
+}
+
+async function newCaller(t: TestApp, environment: Environment): Promise<Caller> {
+  const { platformId, token } = await createPlatformWithToken(t.services.store, t.services.tokens, `Test platform ${Date.now()}`, environment);
+  const auth = basicAuth(token.clientId, token.clientSecret);
+  return {
+    platformId,
+    tokenId: token.id,
+    clientId: token.clientId,
+    clientSecret: token.clientSecret,
+    auth,
+    req: (method, url, body, headers = {}) =>
+      t.app.inject({
+        method,
+        url: `${BASE}${url}`,
+        headers: { authorization: auth, ...headers },
+        ...(body === undefined ? {} : typeof body === 'string' ? { payload: body } : { payload: body as object }),
+      }),
+  };
+}
