@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 
@@ -40,8 +40,21 @@ function openSqlite(dataDir: string): Store {
   raw.pragma('foreign_keys = ON');
   raw.pragma('cache_size = -65536');
   raw.pragma('mmap_size = 1073741824');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  const db = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(raw) }) });
   return { db, engine: 'sqlite', close: () => db.destroy() };
+}
+
+/** SQLite runs DDL inside transactions; saying so makes Kysely migrate in one BEGIN IMMEDIATE, which serializes processes. */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter() {
+    return new TransactionalDdlSqliteAdapter();
+  }
 }
 
 /**

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has working defaults: SQLite under ./data, sandbox, port 8080', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: './data', databaseUrl: undefined, serviceEnv: 'sandbox' });
+    const days = c.webhookRetryScheduleMs.reduce((a, b) => a + b, 0) / 86_400_000;
+    expect(days).toBeGreaterThan(2.5);
+    expect(days).toBeLessThan(3.5);
+  });
+
+  it('names every bad variable in one message', () => {
+    let message = '';
+    try {
+      loadConfig({ PORT: 'eighty', SERVICE_ENV: 'staging', DATABASE_URL: 'mysql://db', WEBHOOK_RETRY_SCHEDULE: '1,,2' });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      message = (err as Error).message;
+    }
+    for (const name of ['PORT', 'SERVICE_ENV', 'DATABASE_URL', 'WEBHOOK_RETRY_SCHEDULE']) expect(message).toContain(name);
+    expect(message).not.toContain('HOST');
+  });
+
+  it('reads PostgreSQL and production settings', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', SERVICE_ENV: 'production', PORT: '0', WEBHOOK_RETRY_SCHEDULE: '0.5,2' });
+    expect(c).toMatchObject({ databaseUrl: 'postgres://u@h/db', serviceEnv: 'production', port: 0, webhookRetryScheduleMs: [500, 2000] });
+  });
+});
