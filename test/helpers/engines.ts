@@ -66,6 +66,12 @@ export async function createTestDatabase(engine: EngineName): Promise<TestDataba
     drop: async () => {
       const c = new pg.Client({ connectionString: TEST_PG_URL });
       await c.connect();
+      // Pools report closed before their sockets are; wait for them rather than kill them mid-close.
+      for (let i = 0; i < 50; i++) {
+        const { rows } = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
       rmSync(dataDir, { recursive: true, force: true });
