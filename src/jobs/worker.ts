@@ -133,7 +133,7 @@ export class Worker {
       }
     }
     await this.services.store.db.transaction().execute(async (trx) => {
-      if (!(await finishJob(trx, { id: job.id, owner: this.owner, now, state, runAt, error }))) throw new LeaseLost();
+      if (!(await finishJob(trx, { id: job.id, owner: this.owner, now, state, runAt, error, attempts: job.attempts }))) throw new LeaseLost();
       await result.write?.(trx);
     });
     if (state === 'failed') this.log.error({ jobId: job.id, kind: job.kind, error }, 'job failed for good');

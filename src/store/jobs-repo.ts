@@ -83,12 +83,16 @@ export async function claimDueJobs(
     .execute();
 }
 
-/** Ends a job's run; false when this owner no longer holds the lease (another worker took it over). */
+/**
+ * Ends a job's run; false when this run no longer holds the lease (another worker, or this one
+ * after the lease ran out, claimed it again). `attempts` is the claim's count: it fences off a stale
+ * run of the same owner.
+ */
 export async function finishJob(
   db: Executor,
-  args: { id: string; owner: string; now: number; state: 'queued' | 'done' | 'failed'; runAt?: number; error?: string | null },
+  args: { id: string; owner: string; now: number; state: 'queued' | 'done' | 'failed'; runAt?: number; error?: string | null; attempts?: number },
 ): Promise<boolean> {
-  const r = await db
+  let q = db
     .updateTable('jobs')
     .set({
       state: args.state,
@@ -100,8 +104,9 @@ export async function finishJob(
     })
     .where('id', '=', args.id)
     .where('lease_owner', '=', args.owner)
-    .where('state', '=', 'queued')
-    .executeTakeFirst();
+    .where('state', '=', 'queued');
+  if (args.attempts !== undefined) q = q.where('attempts', '=', args.attempts);
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 

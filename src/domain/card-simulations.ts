@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
+import type { FastifyBaseLogger } from 'fastify';
+import * as repo from '../store/cards-repo.js';
+import type { Engine, Store, Trx } from '../store/db.js';
+import { enqueueJob } from '../store/jobs-repo.js';
+import type { CardOperationRow, CardTransactionRow } from '../store/tables/cards.js';
+import { applyOperation, project, SIMULATIONS, type Operation, type OperationKind, type SimulationName } from './card-transactions.js';
+import { ledgerColumns, ledgerOf, renderCardTransaction } from './cards.js';
+import { InvalidStateError, NotFoundError, ValidationError } from './errors.js';
+import { newId } from './ids.js';
+import { recordWebhookEvent } from './webhook-events.js';
+
+export const CARD_SIMULATION_JOB = 'card.simulation';
+
+export interface CardSimulationJob {
+  platformId: string;
+  cardTransactionId: string;
+  operationId: string;
+}
+
+export interface AuthorizationInput {
+  amount: number;
+  currency: { code: string };
+  merchant: { descriptor: string; mcc?: string | undefined; country?: string | undefined };
+}
+
+export interface Accepted {
+  issuerTransactionToken: string;
+  cardTransactionId: string;
+}
+
+const newIssuerToken = () => `itt_${randomUUID().replace(/-/g, '')}`;
+const asOperation = (o: CardOperationRow): Operation => ({ kind: o.kind as OperationKind, amount: o.amount });
+
+/**
+ * The sandbox card simulators. A call is validated against the transaction's projected state (the
+ * landed state plus every accepted, not yet landed operation, in order) and, if it applies, its
+ * operation and job commit together; the worker lands it later with {@link landOperations}.
+ */
+export class CardSimulations {
+  constructor(private readonly store: Store, private readonly jobSignal: EventEmitter) {}
+
+  /** Creates a transaction whose id is allocated now, so later simulations can name it before it lands. */
+  async authorize(platformId: string, cardId: string, input: AuthorizationInput): Promise<Accepted> {
+    const accepted = await this.store.db.transaction().execute(async (trx) => {
+      const card = await repo.findCard(trx, platformId, cardId);
+      if (!card) throw new NotFoundError('Card', cardId);
+      if (card.state !== 'ACTIVE') throw new InvalidStateError(`Card ${cardId} is ${card.state}; authorizations need an ACTIVE card`, card.state);
+      if (input.currency.code !== card.currency) {
+        throw new ValidationError([{ field: 'currency.code', constraint: { enum: [card.currency] }, message: `must be the card's currency, ${card.currency}` }]);
+      }
+      const now = Date.now();
+      const token = newIssuerToken();
+      const row: CardTransactionRow = {
+        id: newId('CardTransaction'),
+        platform_id: platformId,
+        card_id: card.id,
+        customer_id: card.cardholder_id,
+        status: 'PENDING',
+        merchant: JSON.stringify(input.merchant),
+        currency: card.currency,
+        authorized_amount: 0,
+        settled_amount: 0,
+        refunded_amount: 0,
+        settlement_count: 0,
+        refund_count: 0,
+        last_return_amount: null,
+        last_return_prior_status: null,
+        issuer_transaction_token: token,
+        next_seq: 1,
+        authorized_at: null,
+        last_event_at: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await repo.insertCardTransaction(trx, row);
+      await this.enqueue(trx, row, { kind: 'AUTHORIZATION', amount: input.amount }, token, now);
+      return { issuerTransactionToken: token, cardTransactionId: row.id };
+    });
+    this.jobSignal.emit('enqueued');
+    return accepted;
+  }
+
+  /** clearing, return, authorization_expiry or return_reversal on a transaction of this card. */
+  async simulate(
+    platformId: string,
+    cardId: string,
+    name: Exclude<SimulationName, 'authorization'>,
+    input: { cardTransactionId: string; amount?: number | undefined },
+  ): Promise<Accepted> {
+    const op: Operation = { kind: SIMULATIONS[name], amount: input.amount ?? null };
+    const accepted = await this.store.db.transaction().execute(async (trx) => {
+      const card = await repo.findCard(trx, platformId, cardId);
+      if (!card) throw new NotFoundError('Card', cardId);
+      const row = await repo.lockCardTransaction(trx, this.store.engine, platformId, input.cardTransactionId);
+      if (!row || row.card_id !== card.id) throw new NotFoundError('CardTransaction', input.cardTransactionId);
+      const pending = (await repo.operationsOf(trx, [row.id])).filter((o) => o.status === 'PENDING');
+      const projected = project(ledgerOf(row), pending.map(asOperation));
+      const outcome = applyOperation(projected, op);
+      if (!outcome.ok) {
+        if (outcome.refusal === 'amount') throw new ValidationError([{ field: 'amount', message: outcome.reason }]);
+        const landed = projected.status === row.status ? '' : ` once the ${pending.length} operation(s) already accepted land (landed status: ${row.status})`;
+        throw new InvalidStateError(`Card transaction ${row.id}: ${outcome.reason}${landed}`, projected.status);
+      }
+      const token = newIssuerToken();
+      await this.enqueue(trx, row, op, token, Date.now());
+      return { issuerTransactionToken: token, cardTransactionId: row.id };
+    });
+    this.jobSignal.emit('enqueued');
+    return accepted;
+  }
+
+  /**
+   * Records an accepted operation and its job, inside the caller's transaction, without checking
+   * state (the callers above do). Jobs share the transaction id as queue key, so they run in order.
+   */
+  async enqueue(trx: Trx, row: CardTransactionRow, op: Operation, token: string, now: number): Promise<string> {
+    const id = newId('CardOperation');
+    await repo.insertCardOperation(trx, {
+      id,
+      platform_id: row.platform_id,
+      card_transaction_id: row.id,
+      seq: row.next_seq,
+      kind: op.kind,
+      amount: op.amount,
+      issuer_transaction_token: token,
+      status: 'PENDING',
+      reason: null,
+      accepted_at: now,
+      processed_at: null,
+    });
+    await repo.updateCardTransaction(trx, row.id, { next_seq: row.next_seq + 1 });
+    row.next_seq += 1;
+    const payload: CardSimulationJob = { platformId: row.platform_id, cardTransactionId: row.id, operationId: id };
+    await enqueueJob(trx, { id: newId('Job'), kind: CARD_SIMULATION_JOB, payload, queueKey: row.id }, now);
+    return id;
+  }
+}
+
+/**
+ * Lands the job's operation, and any operation of the same transaction accepted before it that is
+ * still pending, in acceptance order, inside the worker's commit transaction. Each one is re-checked:
+ * one that applies updates the transaction, is marked LANDED and records its webhook event; one that
+ * no longer applies is marked REJECTED with the reason and changes nothing. An operation that is no
+ * longer pending was landed by an earlier job, so running a job twice changes nothing.
+ */
+export async function landOperations(trx: Trx, engine: Engine, job: CardSimulationJob, log: FastifyBaseLogger, now = Date.now()): Promise<void> {
+  const row = await repo.lockCardTransaction(trx, engine, job.platformId, job.cardTransactionId);
+  if (!row) throw new Error(`card transaction ${job.cardTransactionId} of job operation ${job.operationId} does not exist`);
+  const ops = await repo.operationsOf(trx, [row.id]);
+  const mine = ops.find((o) => o.id === job.operationId);
+  if (!mine || mine.status !== 'PENDING') return;
+  let ledger = ledgerOf(row);
+  let current: CardTransactionRow = row;
+  let platformCustomerId: string | null | undefined;
+  for (const op of ops) {
+    if (op.status !== 'PENDING' || op.seq > mine.seq) continue;
+    const outcome = applyOperation(ledger, asOperation(op));
+    op.processed_at = now;
+    if (!outcome.ok) {
+      op.status = 'REJECTED';
+      op.reason = outcome.reason;
+      await repo.finishCardOperation(trx, op.id, { status: 'REJECTED', amount: op.amount, reason: op.reason, processed_at: now });
+      log.warn({ cardTransactionId: row.id, operationId: op.id, kind: op.kind, reason: op.reason }, 'card operation rejected: it no longer applies');
+      continue;
+    }
+    ledger = outcome.next;
+    op.status = 'LANDED';
+    op.amount = outcome.amount;
+    current = { ...current, ...ledgerColumns(ledger), last_event_at: now, updated_at: now };
+    // A transaction appears when its authorization lands; its creation time is that moment.
+    if (op.kind === 'AUTHORIZATION') current = { ...current, authorized_at: now, created_at: now };
+    await repo.finishCardOperation(trx, op.id, { status: 'LANDED', amount: op.amount, reason: null, processed_at: now });
+    platformCustomerId ??= await repo.platformCustomerIdOf(trx, row.customer_id);
+    await recordWebhookEvent(
+      trx,
+      {
+        platformId: row.platform_id,
+        type: `CARD_TRANSACTION.${ledger.status}`,
+        fields: {
+          data: renderCardTransaction(current, platformCustomerId, ops),
+          operation: { kind: op.kind, issuerTransactionToken: op.issuer_transaction_token, amount: op.amount },
+        },
+      },
+      now,
+    );
+  }
+  const { id: _id, platform_id: _p, card_id: _c, customer_id: _cu, ...changes } = current;
+  await repo.updateCardTransaction(trx, row.id, changes);
+}

@@ -1,0 +1,119 @@
+/** The card transaction state machine: pure, shared by acceptance (projection) and landing. */
+
+export const CARD_TRANSACTION_STATUSES = ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'REFUNDED', 'EXCEPTION', 'EXPIRED'] as const;
+export type CardTransactionStatus = (typeof CARD_TRANSACTION_STATUSES)[number];
+/** Internal only: the authorization is accepted but has not landed, so the transaction is not visible yet. */
+export type LedgerStatus = CardTransactionStatus | 'PENDING';
+
+/** Simulator path segment -> the operation kind it records. */
+export const SIMULATIONS = {
+  authorization: 'AUTHORIZATION',
+  clearing: 'CLEARING',
+  return: 'RETURN',
+  authorization_expiry: 'AUTHORIZATION_EXPIRY',
+  return_reversal: 'RETURN_REVERSAL',
+} as const;
+export type SimulationName = keyof typeof SIMULATIONS;
+export type OperationKind = (typeof SIMULATIONS)[SimulationName];
+export const OPERATION_KINDS = Object.values(SIMULATIONS);
+
+export interface Ledger {
+  status: LedgerStatus;
+  authorized: number;
+  settled: number;
+  refunded: number;
+  settlementCount: number;
+  refundCount: number;
+  /** The return that made the transaction REFUNDED and the status before it. */
+  lastReturn: { amount: number; priorStatus: 'SETTLED' | 'PARTIALLY_SETTLED' } | null;
+}
+
+export interface Operation {
+  kind: OperationKind;
+  /** Minor units; null for expiry and return reversal. */
+  amount: number | null;
+}
+
+export type Outcome =
+  /** `amount`: what the operation moved (for expiry the released hold, for a reversal the reversed return). */
+  | { ok: true; next: Ledger; amount: number }
+  /** `state`: the status refuses the kind (409). `amount`: the amount does not fit (400 on amount). */
+  | { ok: false; refusal: 'state' | 'amount'; reason: string };
+
+const REQUIRES: Record<OperationKind, string> = {
+  AUTHORIZATION: 'a new transaction',
+  CLEARING: 'AUTHORIZED or PARTIALLY_SETTLED',
+  RETURN: 'SETTLED or PARTIALLY_SETTLED',
+  AUTHORIZATION_EXPIRY: 'AUTHORIZED with nothing settled',
+  RETURN_REVERSAL: 'REFUNDED',
+};
+
+const refuse = (state: Ledger, op: Operation): Outcome => ({
+  ok: false,
+  refusal: 'state',
+  reason: `${op.kind} needs the transaction ${REQUIRES[op.kind]}; it is ${state.status}`,
+});
+
+/** Applies one operation to a ledger, or says why it does not apply. */
+export function applyOperation(state: Ledger, op: Operation): Outcome {
+  const amount = op.amount ?? 0;
+  switch (op.kind) {
+    case 'AUTHORIZATION':
+      if (state.status !== 'PENDING') return refuse(state, op);
+      return { ok: true, amount, next: { ...state, status: 'AUTHORIZED', authorized: amount } };
+    case 'CLEARING': {
+      if (state.status !== 'AUTHORIZED' && state.status !== 'PARTIALLY_SETTLED') return refuse(state, op);
+      const open = state.authorized - state.settled;
+      if (amount > open) return { ok: false, refusal: 'amount', reason: `must be at most the unsettled authorized amount, ${open}` };
+      const settled = state.settled + amount;
+      return {
+        ok: true,
+        amount,
+        next: { ...state, settled, settlementCount: state.settlementCount + 1, status: settled === state.authorized ? 'SETTLED' : 'PARTIALLY_SETTLED' },
+      };
+    }
+    case 'RETURN': {
+      if (state.status !== 'SETTLED' && state.status !== 'PARTIALLY_SETTLED') return refuse(state, op);
+      const net = state.settled - state.refunded;
+      if (amount > net) return { ok: false, refusal: 'amount', reason: `must be at most the net settled amount, ${net}` };
+      const refunded = state.refunded + amount;
+      const full = refunded === state.settled;
+      return {
+        ok: true,
+        amount,
+        next: {
+          ...state,
+          refunded,
+          refundCount: state.refundCount + 1,
+          status: full ? 'REFUNDED' : state.status,
+          lastReturn: full ? { amount, priorStatus: state.status } : null,
+        },
+      };
+    }
+    case 'AUTHORIZATION_EXPIRY':
+      if (state.status !== 'AUTHORIZED' || state.settled !== 0) return refuse(state, op);
+      return { ok: true, amount: state.authorized, next: { ...state, status: 'EXPIRED' } };
+    case 'RETURN_REVERSAL': {
+      if (state.status !== 'REFUNDED' || !state.lastReturn) return refuse(state, op);
+      const { amount: reversed, priorStatus } = state.lastReturn;
+      return {
+        ok: true,
+        amount: reversed,
+        next: { ...state, refunded: state.refunded - reversed, refundCount: state.refundCount - 1, status: priorStatus, lastReturn: null },
+      };
+    }
+  }
+}
+
+/**
+ * The state a new operation is validated against: the landed state with every accepted, not yet
+ * landed operation applied in acceptance order (one that would be rejected is skipped, as it will be).
+ */
+export function project(landed: Ledger, pending: Operation[]): Ledger {
+  let state = landed;
+  for (const op of pending) {
+    const r = applyOperation(state, op);
+    if (r.ok) state = r.next;
+  }
+  return state;
+}

@@ -1,0 +1,243 @@
+import { randomInt } from 'node:crypto';
+import type { Store } from '../store/db.js';
+import * as repo from '../store/cards-repo.js';
+import { findCustomer } from '../store/customers-repo.js';
+import type { CardOperationRow, CardRow, CardTransactionRow } from '../store/tables/cards.js';
+import type { CardTransactionStatus, Ledger, LedgerStatus, OperationKind } from './card-transactions.js';
+import { NotFoundError, ValidationError } from './errors.js';
+import { newId } from './ids.js';
+import type { Cursors, Page } from './pagination.js';
+import type { Environment } from './tokens.js';
+
+export interface Currency {
+  code: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+}
+
+const CURRENCIES: Record<string, Currency> = {
+  USD: { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 },
+};
+/** Sandbox cards transact in one currency; real cards take theirs from the funding sources. */
+export const CARD_CURRENCY = 'USD';
+
+export function currencyOf(code: string): Currency {
+  return CURRENCIES[code] ?? { code, name: code, symbol: code, decimals: 2 };
+}
+
+export type CardState = 'PENDING_KYC' | 'PROCESSING' | 'ACTIVE' | 'FROZEN' | 'CLOSED';
+
+export interface Card {
+  id: string;
+  cardholderId: string;
+  platformCardId: string;
+  state: CardState;
+  stateReason: null;
+  brand: 'VISA' | 'MASTERCARD';
+  form: 'VIRTUAL';
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  fundingSources: string[];
+  currency: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CurrencyAmount {
+  amount: number;
+  currency: Currency;
+}
+
+export interface CardOperation {
+  id: string;
+  kind: OperationKind;
+  amount?: number;
+  issuerTransactionToken: string;
+  status: CardOperationRow['status'];
+  reason?: string;
+  acceptedAt: string;
+  processedAt?: string;
+}
+
+export interface CardTransaction {
+  id: string;
+  type: 'CARD';
+  status: CardTransactionStatus;
+  direction: 'DEBIT';
+  cardId: string;
+  customerId: string;
+  platformCustomerId?: string;
+  merchant: { descriptor: string; mcc?: string; country?: string };
+  authorizedAmount: CurrencyAmount;
+  settledAmount: CurrencyAmount;
+  refundedAmount: CurrencyAmount;
+  settlementSummary: { count: number; totalAmount: number };
+  refundSummary: { count: number; totalAmount: number };
+  issuerTransactionToken: string;
+  authorizedAt: string;
+  lastEventAt: string;
+  createdAt: string;
+  updatedAt: string;
+  operations: CardOperation[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function renderCard(row: CardRow): Card {
+  return {
+    id: row.id,
+    cardholderId: row.cardholder_id,
+    platformCardId: row.platform_card_id,
+    state: row.state as CardState,
+    stateReason: null,
+    brand: row.brand as Card['brand'],
+    form: row.form as Card['form'],
+    last4: row.last4,
+    expMonth: row.exp_month,
+    expYear: row.exp_year,
+    fundingSources: JSON.parse(row.funding_sources) as string[],
+    currency: row.currency,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export function renderOperation(row: CardOperationRow): CardOperation {
+  const op: CardOperation = { id: row.id, kind: row.kind as OperationKind, issuerTransactionToken: row.issuer_transaction_token, status: row.status, acceptedAt: iso(row.accepted_at) };
+  if (row.amount !== null) op.amount = row.amount;
+  if (row.reason !== null) op.reason = row.reason;
+  if (row.processed_at !== null) op.processedAt = iso(row.processed_at);
+  return op;
+}
+
+export function renderCardTransaction(row: CardTransactionRow, platformCustomerId: string | null, operations: CardOperationRow[]): CardTransaction {
+  const currency = currencyOf(row.currency);
+  const money = (amount: number): CurrencyAmount => ({ amount, currency });
+  const authorizedAt = row.authorized_at ?? row.created_at;
+  return {
+    id: row.id,
+    type: 'CARD',
+    status: row.status as CardTransactionStatus,
+    direction: 'DEBIT',
+    cardId: row.card_id,
+    customerId: row.customer_id,
+    ...(platformCustomerId === null ? {} : { platformCustomerId }),
+    merchant: JSON.parse(row.merchant) as CardTransaction['merchant'],
+    authorizedAmount: money(row.authorized_amount),
+    settledAmount: money(row.settled_amount),
+    refundedAmount: money(row.refunded_amount),
+    settlementSummary: { count: row.settlement_count, totalAmount: row.settled_amount },
+    refundSummary: { count: row.refund_count, totalAmount: row.refunded_amount },
+    issuerTransactionToken: row.issuer_transaction_token,
+    authorizedAt: iso(authorizedAt),
+    lastEventAt: iso(row.last_event_at ?? authorizedAt),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    operations: operations.map(renderOperation),
+  };
+}
+
+export function ledgerOf(row: CardTransactionRow): Ledger {
+  return {
+    status: row.status as LedgerStatus,
+    authorized: row.authorized_amount,
+    settled: row.settled_amount,
+    refunded: row.refunded_amount,
+    settlementCount: row.settlement_count,
+    refundCount: row.refund_count,
+    lastReturn:
+      row.last_return_amount === null
+        ? null
+        : { amount: row.last_return_amount, priorStatus: row.last_return_prior_status as 'SETTLED' | 'PARTIALLY_SETTLED' },
+  };
+}
+
+export function ledgerColumns(l: Ledger): Pick<
+  CardTransactionRow,
+  'status' | 'authorized_amount' | 'settled_amount' | 'refunded_amount' | 'settlement_count' | 'refund_count' | 'last_return_amount' | 'last_return_prior_status'
+> {
+  return {
+    status: l.status,
+    authorized_amount: l.authorized,
+    settled_amount: l.settled,
+    refunded_amount: l.refunded,
+    settlement_count: l.settlementCount,
+    refund_count: l.refundCount,
+    last_return_amount: l.lastReturn?.amount ?? null,
+    last_return_prior_status: l.lastReturn?.priorStatus ?? null,
+  };
+}
+
+export interface CreateCardInput {
+  cardholderId: string;
+  form: 'VIRTUAL';
+  platformCardId?: string | undefined;
+  fundingSources?: string[] | undefined;
+}
+
+/** Cards and the card transactions read through the transactions API. */
+export class CardService {
+  constructor(private readonly store: Store, private readonly cursors: Cursors) {}
+
+  /** In the sandbox a card is ACTIVE at once, whatever the cardholder's KYC; production waits for a real issuer. */
+  async create(platformId: string, environment: Environment, input: CreateCardInput): Promise<Card> {
+    const holder = await findCustomer(this.store.db, platformId, input.cardholderId);
+    if (!holder) throw new ValidationError([{ field: 'cardholderId', message: 'is not a customer of this platform' }]);
+    const now = Date.now();
+    const id = newId('Card');
+    const expiry = new Date(now);
+    const row: CardRow = {
+      id,
+      platform_id: platformId,
+      cardholder_id: holder.id,
+      platform_card_id: input.platformCardId ?? `card-${id.slice(-12)}`,
+      state: environment === 'sandbox' ? 'ACTIVE' : 'PROCESSING',
+      form: input.form,
+      brand: 'VISA',
+      last4: String(randomInt(0, 10_000)).padStart(4, '0'),
+      exp_month: expiry.getUTCMonth() + 1,
+      exp_year: expiry.getUTCFullYear() + 3,
+      currency: CARD_CURRENCY,
+      funding_sources: JSON.stringify(input.fundingSources ?? []),
+      created_at: now,
+      updated_at: now,
+    };
+    await repo.insertCard(this.store.db, row);
+    return renderCard(row);
+  }
+
+  async get(platformId: string, id: string): Promise<Card> {
+    const row = await repo.findCard(this.store.db, platformId, id);
+    if (!row) throw new NotFoundError('Card', id);
+    return renderCard(row);
+  }
+
+  async list(platformId: string, limit: number, cursor: string | undefined, cardholderId?: string): Promise<Page<Card>> {
+    const scope = `cards:${platformId}:${cardholderId ?? ''}`;
+    const q = this.cursors.query(scope, limit, cursor);
+    const { rows, total } = await repo.listCards(this.store.db, platformId, q, cardholderId);
+    return this.cursors.page(scope, q, rows, total, renderCard);
+  }
+
+  async getTransaction(platformId: string, id: string): Promise<CardTransaction> {
+    const row = await repo.findCardTransaction(this.store.db, platformId, id);
+    if (!row) throw new NotFoundError('Transaction', id);
+    return renderCardTransaction(row, row.platform_customer_id, await repo.operationsOf(this.store.db, [row.id]));
+  }
+
+  /** `cardId`, when given, must be a card of this platform (400 on field cardId otherwise). */
+  async listTransactions(platformId: string, limit: number, cursor: string | undefined, cardId?: string): Promise<Page<CardTransaction>> {
+    if (cardId !== undefined && !(await repo.findCard(this.store.db, platformId, cardId))) {
+      throw new ValidationError([{ field: 'cardId', message: 'is not a card of this platform' }]);
+    }
+    const scope = `transactions:${platformId}:${cardId ?? ''}`;
+    const q = this.cursors.query(scope, limit, cursor);
+    const { rows, total } = await repo.listCardTransactions(this.store.db, platformId, q, cardId);
+    const ops = await repo.operationsOf(this.store.db, rows.slice(0, limit).map((r) => r.id));
+    const byTxn = new Map<string, CardOperationRow[]>();
+    for (const o of ops) byTxn.set(o.card_transaction_id, [...(byTxn.get(o.card_transaction_id) ?? []), o]);
+    return this.cursors.page(scope, q, rows, total, (r) => renderCardTransaction(r, r.platform_customer_id, byTxn.get(r.id) ?? []));
+  }
+}

@@ -1,0 +1,111 @@
+import { Type, type TSchema } from 'typebox';
+import type { SimulationName } from '../domain/card-transactions.js';
+import { errorResponses, IdParamSchema } from '../http/schemas.js';
+import type { RouteModule } from './types.js';
+
+const MAX_AMOUNT = 100_000_000_000;
+const Amount = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description });
+const CardTransactionId = Type.String({ minLength: 1, maxLength: 128, description: 'The CardTransaction to act against; it must be on this card' });
+
+const AuthorizationBody = Type.Object(
+  {
+    amount: Amount('Amount to authorize, in the smallest unit of the currency'),
+    currency: Type.Optional(
+      Type.Object({ code: Type.String({ pattern: '^[A-Z]{3}$', description: "Must be the card's currency; defaults to it" }) }, { additionalProperties: false }),
+    ),
+    merchant: Type.Object(
+      {
+        descriptor: Type.String({ minLength: 1, maxLength: 100 }),
+        mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Merchant category code' })),
+        country: Type.Optional(Type.String({ format: 'iso3166-1-alpha-2' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+const AmountBody = (what: string) =>
+  Type.Object({ cardTransactionId: CardTransactionId, amount: Amount(what) }, { additionalProperties: false });
+const SimulationRequest = Type.Object({ cardTransactionId: CardTransactionId }, { additionalProperties: false, description: 'Sandbox card simulation request' });
+
+const SimulationResponse = Type.Object(
+  { issuerTransactionToken: Type.String({ description: 'Fresh per call; the landed card operation and its webhook carry it' }) },
+  { description: 'Accepted; the operation lands in the background' },
+);
+const AuthorizationResponse = Type.Object(
+  {
+    issuerTransactionToken: SimulationResponse.properties.issuerTransactionToken,
+    cardTransactionId: Type.String({ description: 'The id the new transaction will have; later simulations may name it at once' }),
+  },
+  { description: 'Accepted; the transaction appears (AUTHORIZED) when the authorization lands' },
+);
+
+interface Simulator {
+  name: SimulationName;
+  summary: string;
+  description: string;
+  body: TSchema;
+}
+
+const REFUSALS =
+  ' Validated against the state the transaction will have once every operation already accepted lands, so calls can be chained ' +
+  'without waiting. Wrong state: 409 INVALID_STATE_TRANSITION naming that status; nothing is queued. Unknown or foreign card, or a ' +
+  'transaction not on this card: 404. Production: 404, as for an unknown path.';
+
+const SIMULATORS: Simulator[] = [
+  { name: 'clearing', summary: 'Simulate a card clearing', body: AmountBody('Amount to settle; at most the unsettled authorized amount'), description: 'Settles part (PARTIALLY_SETTLED) or all (SETTLED) of an AUTHORIZED or PARTIALLY_SETTLED transaction.' },
+  { name: 'return', summary: 'Simulate a card return', body: AmountBody('Amount to refund; at most the net settled amount'), description: 'Refunds settled funds of a SETTLED or PARTIALLY_SETTLED transaction: a full return makes it REFUNDED, a partial one keeps the status and raises refundedAmount.' },
+  { name: 'authorization_expiry', summary: 'Simulate a card authorization expiry', body: SimulationRequest, description: 'The authorization lapses and the held funds are released: the transaction must be fully open (AUTHORIZED, nothing settled) and becomes EXPIRED.' },
+  { name: 'return_reversal', summary: 'Simulate a card return reversal', body: SimulationRequest, description: 'Reverses the return that made a REFUNDED transaction REFUNDED: refundedAmount drops by it and the status goes back to what it was before (SETTLED or PARTIALLY_SETTLED).' },
+];
+
+const tags = ['Sandbox'];
+
+export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
+  app.post(
+    '/sandbox/cards/:id/simulate/authorization',
+    {
+      config: { sandboxOnly: true },
+      schema: {
+        tags,
+        summary: 'Simulate a card authorization',
+        description: 'Creates an AUTHORIZED card transaction on an ACTIVE card, processed in the background. Production: 404, as for an unknown path.',
+        params: IdParamSchema,
+        body: AuthorizationBody,
+        response: { 202: AuthorizationResponse, ...errorResponses(400, 404, 409, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { platformId } = request.principal;
+      const body = request.body;
+      const accepted = await cardSimulations.authorize(platformId, request.params.id, {
+        amount: body.amount,
+        currency: body.currency ?? { code: 'USD' },
+        merchant: body.merchant,
+      });
+      return reply.code(202).send(accepted);
+    },
+  );
+
+  for (const sim of SIMULATORS) {
+    app.post(
+      `/sandbox/cards/:id/simulate/${sim.name}`,
+      {
+        config: { sandboxOnly: true },
+        schema: {
+          tags,
+          summary: sim.summary,
+          description: `${sim.description} Processed in the background; a card transaction webhook is sent when it lands.${REFUSALS}`,
+          params: IdParamSchema,
+          body: sim.body,
+          response: { 202: SimulationResponse, ...errorResponses(400, 404, 409, 415) },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as { cardTransactionId: string; amount?: number };
+        const { issuerTransactionToken } = await cardSimulations.simulate(request.principal.platformId, request.params.id, sim.name as Exclude<SimulationName, 'authorization'>, body);
+        return reply.code(202).send({ issuerTransactionToken });
+      },
+    );
+  }
+};

@@ -1,0 +1,108 @@
+import { sql } from 'kysely';
+import type { PageQuery } from '../domain/pagination.js';
+import type { Engine, Executor } from './db.js';
+import { afterPosition } from './keyset.js';
+import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
+
+export type CardTransactionView = CardTransactionRow & { platform_customer_id: string | null };
+
+export async function insertCard(db: Executor, row: CardRow): Promise<void> {
+  await db.insertInto('cards').values(row).execute();
+}
+
+/** A card of this platform; another platform's card is not found. */
+export async function findCard(db: Executor, platformId: string, id: string): Promise<CardRow | undefined> {
+  return db.selectFrom('cards').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
+}
+
+export async function listCards(db: Executor, platformId: string, q: PageQuery, cardholderId?: string): Promise<{ rows: CardRow[]; total: number }> {
+  let base = db.selectFrom('cards').where('platform_id', '=', platformId);
+  if (cardholderId !== undefined) base = base.where('cardholder_id', '=', cardholderId);
+  const rows = await afterPosition(base.selectAll(), q.after).orderBy('created_at').orderBy('id').limit(q.limit + 1).execute();
+  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total) };
+}
+
+export async function insertCardTransaction(db: Executor, row: CardTransactionRow): Promise<void> {
+  await db.insertInto('card_transactions').values(row).execute();
+}
+
+/**
+ * Reads a transaction of this platform and, on PostgreSQL, locks its row until the caller's
+ * transaction ends, so acceptances and landings on one transaction run one at a time.
+ * (SQLite transactions are BEGIN IMMEDIATE and already serialized.)
+ */
+export async function lockCardTransaction(db: Executor, engine: Engine, platformId: string, id: string): Promise<CardTransactionRow | undefined> {
+  let q = db.selectFrom('card_transactions').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+  if (engine === 'postgres') q = q.modifyEnd(sql`for update`);
+  return q.executeTakeFirst();
+}
+
+export async function updateCardTransaction(
+  db: Executor,
+  id: string,
+  patch: Partial<Omit<CardTransactionRow, 'id' | 'platform_id' | 'card_id' | 'customer_id'>>,
+): Promise<void> {
+  await db.updateTable('card_transactions').set(patch).where('id', '=', id).execute();
+}
+
+function visibleTransactions(db: Executor, platformId: string) {
+  return db
+    .selectFrom('card_transactions as t')
+    .leftJoin('customers as c', 'c.id', 't.customer_id')
+    .where('t.platform_id', '=', platformId)
+    .where('t.status', '!=', 'PENDING');
+}
+
+/** A transaction whose authorization has landed; a pending or foreign one is not found. */
+export async function findCardTransaction(db: Executor, platformId: string, id: string): Promise<CardTransactionView | undefined> {
+  return visibleTransactions(db, platformId).selectAll('t').select('c.platform_customer_id').where('t.id', '=', id).executeTakeFirst();
+}
+
+export async function listCardTransactions(
+  db: Executor,
+  platformId: string,
+  q: PageQuery,
+  cardId?: string,
+): Promise<{ rows: CardTransactionView[]; total: number }> {
+  let base = visibleTransactions(db, platformId);
+  if (cardId !== undefined) base = base.where('t.card_id', '=', cardId);
+  let page = base.selectAll('t').select('c.platform_customer_id');
+  if (q.after) page = page.where(sql<boolean>`(t.created_at, t.id) > (${q.after.createdAt}, ${q.after.id})`);
+  const rows = await page.orderBy('t.created_at').orderBy('t.id').limit(q.limit + 1).execute();
+  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total) };
+}
+
+export async function platformCustomerIdOf(db: Executor, customerId: string): Promise<string | null> {
+  const row = await db.selectFrom('customers').select('platform_customer_id').where('id', '=', customerId).executeTakeFirst();
+  return row?.platform_customer_id ?? null;
+}
+
+export async function insertCardOperation(db: Executor, row: CardOperationRow): Promise<void> {
+  await db.insertInto('card_operations').values(row).execute();
+}
+
+/** Every operation of the given transactions, in acceptance order. */
+export async function operationsOf(db: Executor, transactionIds: string[]): Promise<CardOperationRow[]> {
+  if (transactionIds.length === 0) return [];
+  return db
+    .selectFrom('card_operations')
+    .selectAll()
+    .where('card_transaction_id', 'in', transactionIds)
+    .orderBy('card_transaction_id')
+    .orderBy('seq')
+    .execute();
+}
+
+export async function findCardOperation(db: Executor, id: string): Promise<CardOperationRow | undefined> {
+  return db.selectFrom('card_operations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function finishCardOperation(
+  db: Executor,
+  id: string,
+  patch: { status: Exclude<CardOperationStatus, 'PENDING'>; amount: number | null; reason: string | null; processed_at: number },
+): Promise<void> {
+  await db.updateTable('card_operations').set(patch).where('id', '=', id).where('status', '=', 'PENDING').execute();
+}

@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import type { JobHandler } from '../../src/jobs/types.js';
+import { Worker } from '../../src/jobs/worker.js';
+import { claimDueJobs, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
+import { describeEachEngine } from '../helpers/test-app.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describeEachEngine(
+  'job worker',
+  (t) => {
+    const workers: Worker[] = [];
+    const start = (handlers: JobHandler[]) => {
+      const w = new Worker(t.services, handlers, t.app.log).start();
+      workers.push(w);
+      return w;
+    };
+    afterEach(async () => {
+      await Promise.all(workers.splice(0).map((w) => w.stop()));
+    });
+
+    async function enqueue(kind: string, payload: unknown = {}, queueKey?: string): Promise<string> {
+      const id = newId('Job');
+      await t.services.store.db.transaction().execute((trx) => enqueueJob(trx, { id, kind, payload, queueKey: queueKey ?? null }));
+      return id;
+    }
+    async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error('timed out');
+        await sleep(10);
+      }
+    }
+    const effect = (key: string) => t.services.store.db.selectFrom('server_settings').selectAll().where('key', '=', key).executeTakeFirst();
+    const writeEffect = (key: string, value: string) => async (trx: Parameters<NonNullable<Extract<Awaited<ReturnType<JobHandler['run']>>, { outcome: 'done' }>['write']>>[0]) => {
+      await trx.insertInto('server_settings').values({ key, value }).execute();
+    };
+
+    it('retries a failing job on the backoff schedule, then succeeds', async () => {
+      const kind = `test.flaky.${t.engine}`;
+      const runs: number[] = [];
+      const id = await enqueue(kind);
+      start([
+        {
+          kind,
+          retryScheduleMs: () => [100, 100],
+          async run() {
+            runs.push(Date.now());
+            if (runs.length < 3) throw new Error(`transient ${runs.length}`);
+            return { outcome: 'done', write: writeEffect(`effect:${id}`, 'ok') };
+          },
+        },
+      ]);
+      await until(async () => (await findJob(t.services.store.db, id))?.state === 'done');
+      expect(runs).toHaveLength(3);
+      // Jitter is +/-20% of 100 ms.
+      expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(75);
+      expect(runs[2]! - runs[1]!).toBeGreaterThanOrEqual(75);
+      const job = await findJob(t.services.store.db, id);
+      expect(job).toMatchObject({ attempts: 3, last_error: null, lease_owner: null });
+      expect((await effect(`effect:${id}`))?.value).toBe('ok');
+    });
+
+    it('gives up when the schedule is spent and records the last error', async () => {
+      const kind = `test.broken.${t.engine}`;
+      const id = await enqueue(kind);
+      start([{ kind, retryScheduleMs: () => [20], run: async () => ({ outcome: 'retry', error: 'still broken' }) }]);
+      await until(async () => (await findJob(t.services.store.db, id))?.state === 'failed');
+      expect(await findJob(t.services.store.db, id)).toMatchObject({ attempts: 2, last_error: 'gave up after 2 attempts: still broken' });
+    });
+
+    it('runs jobs sharing a queue key one at a time, in order', async () => {
+      const kind = `test.ordered.${t.engine}`;
+      const seen: number[] = [];
+      let running = 0;
+      let overlap = false;
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) ids.push(await enqueue(kind, { i }, 'key-1'));
+      start([
+        {
+          kind,
+          retryScheduleMs: () => [10],
+          async run(job) {
+            if (running++ > 0) overlap = true;
+            await sleep(5);
+            seen.push((JSON.parse(job.payload) as { i: number }).i);
+            running--;
+            return { outcome: 'done' };
+          },
+        },
+      ]);
+      await until(async () => (await findJob(t.services.store.db, ids.at(-1)!))?.state === 'done');
+      expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      expect(overlap).toBe(false);
+    });
+
+    it('a run that lost its lease commits nothing, even when its own worker claimed the job again', async () => {
+      const kind = `test.slow.${t.engine}`;
+      const id = await enqueue(kind);
+      const gates: (() => void)[] = [];
+      let runs = 0;
+      const w = start([
+        {
+          kind,
+          retryScheduleMs: () => [10],
+          async run() {
+            const n = ++runs;
+            await new Promise<void>((r) => gates.push(r));
+            return { outcome: 'done', write: writeEffect(`run${n}:${id}`, 'x') };
+          },
+        },
+      ]);
+      try {
+        // The lease (200 ms in this file) runs out while run 1 is stuck, so the job is claimed again (run 2).
+        await until(async () => runs === 2);
+        expect(await findJob(t.services.store.db, id)).toMatchObject({ lease_owner: w.owner, attempts: 2 });
+        gates[0]!();
+        await sleep(100);
+        expect(await effect(`run1:${id}`)).toBeUndefined();
+        expect((await findJob(t.services.store.db, id))?.state).toBe('queued');
+        gates[1]!();
+        await until(async () => (await findJob(t.services.store.db, id))?.state === 'done');
+        expect(await effect(`run2:${id}`)).toBeDefined();
+        expect(await effect(`run1:${id}`)).toBeUndefined();
+      } finally {
+        for (const g of gates) g();
+      }
+    });
+
+    it('takes over a job whose owner died once its lease expires', async () => {
+      const kind = `test.orphan.${t.engine}`;
+      const id = await enqueue(kind);
+      const claimedAt = Date.now();
+      const [dead] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'dead', kinds: [kind], now: claimedAt, leaseMs: 300, limit: 1 });
+      expect(dead?.id).toBe(id);
+      let ranAt = 0;
+      start([
+        {
+          kind,
+          retryScheduleMs: () => [10],
+          async run() {
+            ranAt = Date.now();
+            return { outcome: 'done', write: writeEffect(`orphan:${id}`, 'ok') };
+          },
+        },
+      ]);
+      await until(async () => (await findJob(t.services.store.db, id))?.state === 'done');
+      expect(ranAt - claimedAt).toBeGreaterThanOrEqual(300);
+      expect((await findJob(t.services.store.db, id))?.attempts).toBe(2);
+      expect(await finishJob(t.services.store.db, { id, owner: 'dead', now: Date.now(), state: 'done' })).toBe(false);
+      expect((await effect(`orphan:${id}`))?.value).toBe('ok');
+    });
+  },
+  { JOB_LEASE_MS: '200', JOB_POLL_MS: '20' },
+);
+
+describe('retry schedule', () => {
+  it('is computed in one place with bounded jitter', async () => {
+    const { retryDelayMs } = await import('../../src/jobs/backoff.js');
+    expect(retryDelayMs(1, [1000], () => 0)).toBe(800);
+    expect(retryDelayMs(1, [1000], () => 1)).toBe(1200);
+    expect(retryDelayMs(2, [1000])).toBeUndefined();
+  });
+});
