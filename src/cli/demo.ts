@@ -1,0 +1,237 @@
+/**
+ * `npm run demo`: a guided tour for a newcomer. Starts the service on a temporary SQLite directory
+ * (or uses BASE_URL + CLIENT_ID + CLIENT_SECRET), starts a local receiver that verifies every
+ * webhook with the standardwebhooks package, and walks through customers, owners, a card and its
+ * simulators, printing each request, response and verified webhook. Exits 0 only if every
+ * expected webhook arrived verified.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebhookReceiver, type ReceivedWebhook } from './webhook-receiver.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code: number) => (s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+const dim = paint(2);
+const green = paint(32);
+const red = paint(31);
+const cyan = paint(36);
+const bold = paint(1);
+
+function show(value: unknown, max = 700): string {
+  const text = JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+}
+
+interface Target {
+  baseUrl: string;
+  auth: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `src/server.ts` on a fresh SQLite directory and reads the first-start credentials from its banner. */
+async function startService(): Promise<Target> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'payments-demo-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const found = await new Promise<{ baseUrl: string; clientId: string; secret: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the service did not start within 30 s:\n${out}`)), 30_000);
+    const check = () => {
+      const base = /Base URL:\s+(\S+)/.exec(out);
+      const id = /Client id:\s+(\S+)/.exec(out);
+      const secret = /Client secret:\s+(\S+)/.exec(out);
+      if (base && id && secret) {
+        clearTimeout(timer);
+        resolve({ baseUrl: base[1]!, clientId: id[1]!, secret: secret[1]! });
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the service exited with ${code}:\n${out}`));
+    });
+  });
+  console.log(dim(`Started the service (SQLite in ${dataDir}) at ${found.baseUrl}`));
+  return {
+    baseUrl: found.baseUrl,
+    auth: `Basic ${Buffer.from(`${found.clientId}:${found.secret}`).toString('base64')}`,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function existingService(): Target | undefined {
+  const { BASE_URL, CLIENT_ID, CLIENT_SECRET } = process.env;
+  if (!BASE_URL) return undefined;
+  if (!CLIENT_ID || !CLIENT_SECRET) throw new Error('BASE_URL needs CLIENT_ID and CLIENT_SECRET (a sandbox token: npm run --silent cli -- tokens create)');
+  console.log(dim(`Using the running service at ${BASE_URL}`));
+  return { baseUrl: BASE_URL.replace(/\/$/, ''), auth: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`, stop: async () => {} };
+}
+
+interface Expectation {
+  step: string;
+  token: string;
+  type: string;
+  calledAt: number;
+  webhook?: ReceivedWebhook;
+}
+
+async function main(): Promise<number> {
+  const target = existingService() ?? (await startService());
+  const expectations: Expectation[] = [];
+  const byToken = new Map<string, Expectation>();
+  const arrived = new Set<string>();
+  const receiver = new WebhookReceiver({
+    onDelivery: (d) => {
+      const operation = (d.payload?.operation ?? {}) as { issuerTransactionToken?: string };
+      const token = operation.issuerTransactionToken;
+      const exp = token ? byToken.get(token) : undefined;
+      if (exp && !exp.webhook && d.verified) exp.webhook = d;
+      const mark = d.verified ? green('verified ✓') : red(`NOT verified: ${d.verifyError}`);
+      const match = exp ? `matches ${bold(exp.step)} by issuerTransactionToken, ${Date.now() - exp.calledAt} ms after its 202` : dim('no simulate call to match');
+      console.log(`   ${cyan('⇐ webhook')} ${d.payload?.type ?? '?'} webhook-id=${d.id} ${mark}; ${match}`);
+      if (d.payload) console.log(`     ${dim(show(d.payload, 400))}`);
+      if (token) arrived.add(token);
+    },
+  });
+  await receiver.start();
+
+  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+    console.log(`\n${bold('→')} ${method} ${path}${body === undefined ? '' : ` ${show(body, 400)}`}`);
+    const res = await fetch(`${target.baseUrl}${path}`, {
+      method,
+      headers: { authorization: target.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    const json = text ? JSON.parse(text) : undefined;
+    console.log(`${res.ok ? green('←') : red('←')} ${res.status} ${show(json)}`);
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}`);
+    return { status: res.status, json };
+  };
+  const waitForWebhook = async (token: string, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!arrived.has(token) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  };
+  const simulate = async (step: string, cardId: string, kind: string, body: unknown, type: string) => {
+    const calledAt = Date.now();
+    const { json } = await call('POST', `/sandbox/cards/${cardId}/simulate/${kind}`, body);
+    const exp: Expectation = { step, token: json.issuerTransactionToken, type, calledAt };
+    expectations.push(exp);
+    byToken.set(exp.token, exp);
+    await waitForWebhook(exp.token);
+    return json;
+  };
+
+  try {
+    console.log(bold('\n1. Point the platform\'s webhooks at a local receiver'));
+    const config = (await call('PATCH', '/config', { webhookEndpoint: receiver.url })).json;
+    receiver.secrets = [config.webhookSecret];
+    console.log(dim(`   The receiver verifies each delivery with new Webhook("${config.webhookSecret.slice(0, 12)}…").verify(body, headers)`));
+    await call('POST', '/sandbox/webhooks/test');
+
+    console.log(bold('\n2. A business customer with its beneficial owners'));
+    const customer = (
+      await call('POST', '/customers', {
+        customerType: 'BUSINESS',
+        platformCustomerId: `demo-${Date.now()}`,
+        email: 'finance@acme.example',
+        businessInfo: { legalName: 'Acme Robotics Inc.', incorporatedOn: '2015-03-02', taxId: '12-3456789', entityType: 'CORPORATION' },
+        address: { line1: '100 Market St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
+      })
+    ).json;
+    const owners = [
+      { firstName: 'Ada', lastName: 'Lovelace', roles: ['UBO', 'DIRECTOR'], ownershipPercentage: 40, nationality: 'GB' },
+      { firstName: 'Grace', lastName: 'Hopper', roles: ['UBO'], ownershipPercentage: 35, nationality: 'US' },
+      { firstName: 'Alan', lastName: 'Turing', roles: ['COMPANY_OFFICER'], ownershipPercentage: 0, nationality: 'GB' },
+    ];
+    for (const [i, o] of owners.entries()) {
+      await call('POST', '/beneficial-owners', {
+        customerId: customer.id,
+        roles: o.roles,
+        ownershipPercentage: o.ownershipPercentage,
+        personalInfo: {
+          firstName: o.firstName,
+          lastName: o.lastName,
+          birthDate: `198${i}-0${i + 1}-1${i}`,
+          nationality: o.nationality,
+          email: `${o.firstName.toLowerCase()}@acme.example`,
+          phoneNumber: `+1415555010${i}`,
+          address: { line1: `${i + 1} Main St`, city: 'San Francisco', postalCode: '94105', country: 'US' },
+          idType: 'SSN',
+          identifier: `123-45-678${i}`,
+        },
+      });
+    }
+    console.log(bold('\n3. List the owners, two per page'));
+    let cursor: string | undefined;
+    let listed = 0;
+    do {
+      const page = (await call('GET', `/beneficial-owners?customerId=${encodeURIComponent(customer.id)}&limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json;
+      listed += page.data.length;
+      cursor = page.nextCursor;
+    } while (cursor);
+    console.log(dim(`   ${listed} owners listed`));
+
+    console.log(bold('\n4. A virtual card for the customer'));
+    const card = (await call('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL' })).json;
+
+    console.log(bold('\n5. An authorization that expires'));
+    const auth1 = await simulate('authorization #1', card.id, 'authorization', { amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');
+    await simulate('authorization_expiry #1', card.id, 'authorization_expiry', { cardTransactionId: auth1.cardTransactionId }, 'CARD_TRANSACTION.EXPIRED');
+
+    console.log(bold('\n6. An authorization through clearing, return and return reversal'));
+    const auth2 = await simulate('authorization #2', card.id, 'authorization', { amount: 4200, merchant: { descriptor: 'CITY BIKES', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');
+    await simulate('clearing #2', card.id, 'clearing', { cardTransactionId: auth2.cardTransactionId, amount: 4200 }, 'CARD_TRANSACTION.SETTLED');
+    await simulate('return #2', card.id, 'return', { cardTransactionId: auth2.cardTransactionId, amount: 4200 }, 'CARD_TRANSACTION.REFUNDED');
+    await simulate('return_reversal #2', card.id, 'return_reversal', { cardTransactionId: auth2.cardTransactionId }, 'CARD_TRANSACTION.SETTLED');
+    await call('GET', `/transactions/${auth2.cardTransactionId}`);
+
+    console.log(bold('\n7. The event log'));
+    await call('GET', '/webhook-events?limit=10');
+  } catch (err) {
+    console.error(red(`\nThe demo stopped: ${err instanceof Error ? err.message : String(err)}`));
+  } finally {
+    await Promise.all(expectations.map((e) => waitForWebhook(e.token, 5_000)));
+    await receiver.stop();
+    await target.stop();
+  }
+
+  console.log(bold('\nSummary'));
+  let ok = expectations.length === 6;
+  for (const e of expectations) {
+    const got = e.webhook;
+    const good = got !== undefined && got.verified && got.payload?.type === e.type;
+    ok &&= good;
+    const detail = got ? `${String(got.payload?.type)} ${got.verified ? 'verified' : 'NOT verified'} after ${got.receivedAt - e.calledAt} ms` : 'no webhook';
+    console.log(`  ${good ? green('✓') : red('✗')} ${e.step.padEnd(24)} ${e.token.padEnd(40)} expected ${e.type.padEnd(26)} got ${detail}`);
+  }
+  const unverified = receiver.deliveries.filter((d) => !d.verified).length;
+  if (unverified > 0) ok = false;
+  console.log(`  ${receiver.deliveries.length} deliveries received, ${unverified} failed verification`);
+  console.log(ok ? green(bold('\nEvery expected webhook arrived, verified.')) : red(bold('\nSome expected webhooks did not arrive verified.')));
+  return ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  },
+);

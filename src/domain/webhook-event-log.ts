@@ -1,0 +1,151 @@
+import type { EventEmitter } from 'node:events';
+import type { Selectable } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../store/database.js';
+import type { Store } from '../store/db.js';
+import { enqueueJob } from '../store/jobs-repo.js';
+import type { DeliveryState } from '../store/tables/webhook-events.js';
+import type { WebhookAttemptRow } from '../store/tables/webhooks.js';
+import { findWebhookEventRow, listWebhookAttempts, listWebhookEvents, setEventState } from '../store/webhooks-repo.js';
+import { NotFoundError, WebhookDeliveryError, WebhookEndpointNotSetError } from './errors.js';
+import { newId } from './ids.js';
+import type { Cursors, Page } from './pagination.js';
+import { signingSecrets, type PlatformConfigService } from './platform-config.js';
+import { sendWebhook } from './webhook-delivery.js';
+import { DELIVER_WEBHOOK_JOB } from './webhook-events.js';
+
+export const DELIVERY_STATES: DeliveryState[] = ['PENDING', 'DELIVERED', 'FAILED', 'WEBHOOK_ENDPOINT_NOT_SET'];
+export const TEST_EVENT_TYPE = 'WEBHOOK.TEST';
+
+/** What the delivery job carries; `redeliver` marks a delivery a platform asked for. */
+export interface DeliverWebhookPayload {
+  eventId: string;
+  platformId: string;
+  redeliver?: boolean;
+}
+
+type EventRow = Selectable<Database['webhook_events']>;
+
+export interface WebhookEventView {
+  id: string;
+  type: string;
+  deliveryState: DeliveryState;
+  attemptCount: number;
+  lastAttemptAt?: string;
+  nextAttemptAt?: string;
+  deliveredAt?: string;
+  createdAt: string;
+  updatedAt: string;
+  /** The delivered body, parsed. */
+  payload: Record<string, unknown>;
+}
+
+export interface WebhookAttemptView {
+  id: string;
+  attemptedAt: string;
+  url: string;
+  responseStatus?: number;
+  latencyMs: number;
+  error?: string;
+  responseBody?: string;
+}
+
+export interface TestWebhookResult {
+  url: string;
+  responseStatus: number;
+  responseBody?: string;
+  latencyMs: number;
+}
+
+const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
+
+function renderEvent(row: EventRow): WebhookEventView {
+  const out: WebhookEventView = {
+    id: row.id,
+    type: row.type,
+    deliveryState: row.delivery_state,
+    attemptCount: row.attempt_count,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+    payload: JSON.parse(row.body) as Record<string, unknown>,
+  };
+  const last = iso(row.last_attempt_at);
+  const next = row.delivery_state === 'PENDING' ? iso(row.next_attempt_at) : undefined;
+  const delivered = iso(row.delivered_at);
+  if (last) out.lastAttemptAt = last;
+  if (next) out.nextAttemptAt = next;
+  if (delivered) out.deliveredAt = delivered;
+  return out;
+}
+
+function renderAttempt(row: WebhookAttemptRow): WebhookAttemptView {
+  const out: WebhookAttemptView = { id: row.id, attemptedAt: new Date(row.attempted_at).toISOString(), url: row.url, latencyMs: row.latency_ms };
+  if (row.response_status !== null) out.responseStatus = row.response_status;
+  if (row.error !== null) out.error = row.error;
+  if (row.response_excerpt !== null) out.responseBody = row.response_excerpt;
+  return out;
+}
+
+/** The platform's event log: list, inspect and redeliver events; send a test event. */
+export class WebhookEventLog {
+  constructor(
+    private readonly store: Store,
+    private readonly cursors: Cursors,
+    private readonly platformConfig: PlatformConfigService,
+    private readonly config: Config,
+    private readonly jobSignal: EventEmitter,
+  ) {}
+
+  async list(platformId: string, limit: number, cursor: string | undefined, filter: { type?: string; deliveryState?: DeliveryState }): Promise<Page<WebhookEventView>> {
+    const scope = `webhook-events:${platformId}:${filter.type ?? ''}:${filter.deliveryState ?? ''}`;
+    const q = this.cursors.query(scope, limit, cursor);
+    const { rows, total } = await listWebhookEvents(this.store.db, platformId, q, filter);
+    return this.cursors.page(scope, q, rows, total, renderEvent);
+  }
+
+  async get(platformId: string, id: string): Promise<WebhookEventView & { attempts: WebhookAttemptView[] }> {
+    const row = await findWebhookEventRow(this.store.db, platformId, id);
+    if (!row) throw new NotFoundError('Webhook event', id);
+    const attempts = await listWebhookAttempts(this.store.db, id);
+    return { ...renderEvent(row), attempts: attempts.map(renderAttempt) };
+  }
+
+  /**
+   * Queues a new delivery of the same event (same id, same body, a fresh retry schedule). Refused
+   * with WebhookEndpointNotSetError while no endpoint is configured.
+   */
+  async redeliver(platformId: string, id: string): Promise<WebhookEventView> {
+    const row = await findWebhookEventRow(this.store.db, platformId, id);
+    if (!row) throw new NotFoundError('Webhook event', id);
+    const config = await this.platformConfig.load(platformId);
+    if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
+    const now = Date.now();
+    const payload: DeliverWebhookPayload = { eventId: id, platformId, redeliver: true };
+    await this.store.db.transaction().execute(async (trx) => {
+      await setEventState(trx, id, 'PENDING', now);
+      await enqueueJob(trx, { id: newId('Job'), kind: DELIVER_WEBHOOK_JOB, payload }, now);
+    });
+    this.jobSignal.emit('enqueued');
+    return renderEvent({ ...row, delivery_state: 'PENDING', next_attempt_at: now, updated_at: now });
+  }
+
+  /** Sends a signed test event now, outside the log, and reports the endpoint's answer. */
+  async sendTest(platformId: string): Promise<TestWebhookResult> {
+    const config = await this.platformConfig.load(platformId);
+    if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
+    const now = new Date();
+    const id = newId('Webhook');
+    const body = JSON.stringify({ id, type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { message: 'A test event sent with POST /sandbox/webhooks/test' } });
+    const url = config.webhook_endpoint;
+    const outcome = await sendWebhook({ url, id, body, secrets: signingSecrets(config, now.getTime()), timeoutMs: this.config.webhookTimeoutMs, now });
+    if (!outcome.ok || outcome.status === undefined) {
+      const details: Record<string, unknown> = { url, webhookId: id, latencyMs: outcome.latencyMs, error: outcome.error };
+      if (outcome.status !== undefined) details.responseStatus = outcome.status;
+      if (outcome.responseExcerpt !== undefined) details.responseBody = outcome.responseExcerpt;
+      throw new WebhookDeliveryError(`The webhook endpoint did not accept the test event: ${outcome.error}`, details);
+    }
+    const out: TestWebhookResult = { url, responseStatus: outcome.status, latencyMs: outcome.latencyMs };
+    if (outcome.responseExcerpt !== undefined) out.responseBody = outcome.responseExcerpt;
+    return out;
+  }
+}

@@ -1,0 +1,66 @@
+import { newId } from '../domain/ids.js';
+import { signingSecrets } from '../domain/platform-config.js';
+import { sendWebhook } from '../domain/webhook-delivery.js';
+import type { DeliverWebhookPayload } from '../domain/webhook-event-log.js';
+import { DELIVER_WEBHOOK_JOB } from '../domain/webhook-events.js';
+import { findEventForDelivery, insertWebhookAttempt, recordEventAttempt, setEventState } from '../store/webhooks-repo.js';
+import { retryDelayMs } from './backoff.js';
+import type { Trx } from '../store/db.js';
+import type { JobHandler } from './types.js';
+
+/**
+ * Delivers one event: POSTs its stored body, signed, to the platform's endpoint, and records the
+ * attempt with the job's outcome. Failures retry on WEBHOOK_RETRY_SCHEDULE (with jitter); the
+ * event is FAILED once it is spent. No endpoint: the event is marked WEBHOOK_ENDPOINT_NOT_SET and
+ * waits for a redelivery.
+ */
+export const webhookDeliveryHandler: JobHandler = {
+  kind: DELIVER_WEBHOOK_JOB,
+  retryScheduleMs: (services) => services.config.webhookRetryScheduleMs,
+  async run(job, services, log) {
+    const { eventId, platformId, redeliver } = JSON.parse(job.payload) as DeliverWebhookPayload;
+    const event = await findEventForDelivery(services.store.db, platformId, eventId);
+    if (!event) {
+      log.warn({ jobId: job.id, eventId }, 'webhook event to deliver does not exist');
+      return { outcome: 'done' };
+    }
+    // A redelivery got there first; an automatic retry has nothing left to do.
+    if (!redeliver && event.delivery_state === 'DELIVERED') return { outcome: 'done' };
+    if (!event.webhook_endpoint || !event.secret) {
+      return { outcome: 'done', write: (trx) => setEventState(trx, eventId, 'WEBHOOK_ENDPOINT_NOT_SET', Date.now()) };
+    }
+
+    const at = Date.now();
+    const secrets = signingSecrets({ secret: event.secret, previous_secret: event.previous_secret, previous_secret_expires_at: event.previous_secret_expires_at }, at);
+    const url = event.webhook_endpoint;
+    const sent = await sendWebhook({ url, id: event.id, body: event.body, secrets, timeoutMs: services.config.webhookTimeoutMs, now: new Date(at) });
+    const attempt = {
+      id: newId('WebhookAttempt'),
+      event_id: eventId,
+      platform_id: platformId,
+      attempted_at: at,
+      url,
+      response_status: sent.status ?? null,
+      latency_ms: sent.latencyMs,
+      error: sent.error ?? null,
+      response_excerpt: sent.responseExcerpt ?? null,
+    };
+    const done = Date.now();
+    if (sent.ok) {
+      return {
+        outcome: 'done',
+        write: async (trx) => {
+          await insertWebhookAttempt(trx, attempt);
+          await recordEventAttempt(trx, eventId, { state: 'DELIVERED', at: done, nextAttemptAt: null });
+        },
+      };
+    }
+    const delayMs = retryDelayMs(job.attempts, services.config.webhookRetryScheduleMs);
+    const write = async (trx: Trx) => {
+      await insertWebhookAttempt(trx, attempt);
+      await recordEventAttempt(trx, eventId, delayMs === undefined ? { state: 'FAILED', at: done, nextAttemptAt: null } : { state: 'PENDING', at: done, nextAttemptAt: done + delayMs });
+    };
+    if (delayMs === undefined) return { outcome: 'failed', error: `gave up after ${job.attempts} attempts: ${sent.error}`, write };
+    return { outcome: 'retry', error: sent.error ?? 'delivery failed', delayMs, write };
+  },
+};

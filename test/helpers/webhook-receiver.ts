@@ -1,0 +1,28 @@
+import { WebhookReceiver, type WebhookReceiverOptions } from '../../src/cli/webhook-receiver.js';
+import { recordWebhookEvent } from '../../src/domain/webhook-events.js';
+import type { Caller, TestApp } from './test-app.js';
+
+export { WebhookReceiver, type ReceivedWebhook } from '../../src/cli/webhook-receiver.js';
+
+/** A listening receiver (src/cli/webhook-receiver.ts); the caller stops it. */
+export async function startWebhookReceiver(opts: WebhookReceiverOptions = {}): Promise<WebhookReceiver> {
+  return new WebhookReceiver(opts).start();
+}
+
+/** Points the caller's platform at the receiver and teaches the receiver the platform's secret. */
+export async function connectReceiver(caller: Caller, receiver: WebhookReceiver): Promise<string> {
+  const res = await caller.req('PATCH', '/config', { webhookEndpoint: receiver.url });
+  if (res.statusCode !== 200) throw new Error(`PATCH /config answered ${res.statusCode}: ${res.body}`);
+  const secret = (res.json() as { webhookSecret: string }).webhookSecret;
+  receiver.secrets = [secret];
+  return secret;
+}
+
+/** Stores an event for the caller's platform as a landed card operation would, and wakes the worker. */
+export async function produceEvent(t: TestApp, caller: Caller, type = 'CARD_TRANSACTION.AUTHORIZED', data: Record<string, unknown> = { id: 'CardTransaction:test' }): Promise<string> {
+  const { id } = await t.services.store.db.transaction().execute((trx) =>
+    recordWebhookEvent(trx, { platformId: caller.platformId, type, fields: { data, operation: { kind: 'AUTHORIZATION', issuerTransactionToken: `itt_${Math.random().toString(36).slice(2)}`, amount: 1250 } } }),
+  );
+  t.services.jobSignal.emit('enqueued');
+  return id;
+}
