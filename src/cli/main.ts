@@ -1,4 +1,5 @@
 import { ConfigError } from '../config.js';
+import { seedCommand } from './seed.js';
 import { tokensCommand } from './tokens.js';
 
 export interface CliCommand {
@@ -9,6 +10,7 @@ export interface CliCommand {
 /** Subcommands; each parses its own flags. */
 const commands: Record<string, CliCommand> = {
   tokens: tokensCommand,
+  seed: seedCommand,
 };
 
 function usage(): string {

@@ -3,8 +3,14 @@ import type { Config } from '../config.js';
 import { openStore, type Store } from '../store/db.js';
 import { migrateToLatest } from '../store/migrator.js';
 import { loadOrCreateSecret } from '../store/settings-repo.js';
+import { BeneficialOwnerService } from './beneficial-owners.js';
+import { CardSimulations } from './card-simulations.js';
+import { CardService } from './cards.js';
+import { CustomerService } from './customers.js';
 import { Cursors } from './pagination.js';
+import { PlatformConfigService } from './platform-config.js';
 import { TokenService } from './tokens.js';
+import { WebhookEventLog } from './webhook-event-log.js';
 
 /** Every domain service, built once per process over one store. */
 export interface Services {
@@ -12,18 +18,30 @@ export interface Services {
   store: Store;
   cursors: Cursors;
   tokens: TokenService;
+  customers: CustomerService;
+  beneficialOwners: BeneficialOwnerService;
+  cards: CardService;
+  cardSimulations: CardSimulations;
+  platformConfig: PlatformConfigService;
+  webhookEvents: WebhookEventLog;
   /** Emits 'enqueued' after this process commits a job, so its worker starts at once. */
   jobSignal: EventEmitter;
 }
 
 export function createServices(config: Config, store: Store, cursorKey: Buffer): Services {
   const cursors = new Cursors(cursorKey);
+  const jobSignal = new EventEmitter().setMaxListeners(100);
   return {
     config,
     store,
     cursors,
     tokens: new TokenService(store, cursors),
-    jobSignal: new EventEmitter().setMaxListeners(100),
+    customers: new CustomerService(store, cursors),
+    beneficialOwners: new BeneficialOwnerService(store, cursors),
+    cards: new CardService(store, cursors),
+    cardSimulations: new CardSimulations(store, jobSignal),
+    ...webhookServices(config, store, cursors, jobSignal),
+    jobSignal,
   };
 }
 
@@ -38,4 +56,9 @@ export async function openServices(config: Config): Promise<Services> {
     await store.close();
     throw err;
   }
+}
+
+function webhookServices(config: Config, store: Store, cursors: Cursors, jobSignal: EventEmitter): Pick<Services, 'platformConfig' | 'webhookEvents'> {
+  const platformConfig = new PlatformConfigService(store);
+  return { platformConfig, webhookEvents: new WebhookEventLog(store, cursors, platformConfig, config, jobSignal) };
 }

@@ -1,5 +1,13 @@
+import { beneficialOwnerRoutes } from './beneficial-owners.js';
+import { cardRoutes } from './cards.js';
+import { customerRoutes } from './customers.js';
+import { sandboxCardRoutes } from './sandbox-cards.js';
 import { tokenRoutes } from './tokens.js';
+import { transactionRoutes } from './transactions.js';
 import type { RouteModule } from './types.js';
+import { configRoutes } from './config.js';
+import { sandboxWebhookRoutes } from './sandbox-webhooks.js';
+import { webhookEventRoutes } from './webhook-events.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, sandboxCardRoutes, configRoutes, webhookEventRoutes, sandboxWebhookRoutes];

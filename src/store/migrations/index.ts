@@ -1,9 +1,15 @@
 import type { MigrationFactory } from '../migrator.js';
 import { m001Foundation } from './001-foundation.js';
 import { m002Customers } from './002-customers.js';
+import { m003BeneficialOwners } from './003-beneficial-owners.js';
+import { m004Cards } from './004-cards.js';
+import { m005Webhooks } from './005-webhooks.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
   '001_foundation': m001Foundation,
   '002_customers': m002Customers,
+  '003_beneficial_owners': m003BeneficialOwners,
+  '004_cards': m004Cards,
+  '005_webhooks': m005Webhooks,
 };

@@ -1,0 +1,196 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+/**
+ * `npm run bench -- list-owners [--owners 1000,1000000] [--customers 1000] [--duration 10]
+ * [--connections 64] [--limit 20] [--fresh]`: for each data set, seeds (or reuses) it under
+ * .bench-data/, starts the real server and a bare constant-body Fastify server, loads both with
+ * autocannon (each request for a random customer) and prints throughput, latency and the ratio.
+ */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const API = '/2025-10-13';
+
+interface Seeded {
+  clientId: string;
+  clientSecret: string;
+}
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+function child(args: string[], env: Record<string, string>, stdio: 'pipe' | 'inherit-err' = 'pipe'): ChildProcess {
+  const base = { ...process.env };
+  delete base.DATABASE_URL;
+  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', stdio === 'pipe' ? 'pipe' : 'inherit'],
+  });
+}
+
+/** Waits for a line matching `pattern` on stdout and returns its first group. */
+function waitFor(proc: ChildProcess, pattern: RegExp, what: string): Promise<string> {
+  let out = '';
+  return new Promise((resolve, reject) => {
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = pattern.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    proc.on('exit', (code) => reject(new Error(`${what} exited with ${code}:\n${out}`)));
+  });
+}
+
+async function seed(dir: string, customers: number, perCustomer: number, fresh: boolean): Promise<Seeded> {
+  const file = join(dir, 'credentials.json');
+  if (!fresh && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Seeded;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  process.stderr.write(`Seeding ${customers} customers x ${perCustomer} owners into ${dir}\n`);
+  const proc = child(['src/cli/main.ts', 'seed', '--customers', String(customers), '--owners-per-customer', String(perCustomer), '--json'], { DATA_DIR: dir }, 'inherit-err');
+  const json = await waitFor(proc, /^(\{.*\})$/m, 'seed');
+  await new Promise((r) => proc.on('exit', r));
+  writeFileSync(file, json);
+  return JSON.parse(json) as Seeded;
+}
+
+async function customerIds(base: string, auth: string): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const res = await fetch(`${base}${API}/customers?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: auth } });
+    if (!res.ok) throw new Error(`GET /customers answered ${res.status}: ${await res.text()}`);
+    const page = (await res.json()) as { data: { id: string }[]; nextCursor?: string };
+    ids.push(...page.data.map((c) => c.id));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return ids;
+}
+
+async function load(base: string, auth: string, paths: string[], connections: number, duration: number): Promise<Measured> {
+  const result = await autocannon({
+    url: base,
+    connections,
+    duration,
+    headers: { authorization: auth },
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[Math.floor(Math.random() * paths.length)]! }) }],
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+/** One request at a time on one kept-alive connection: a page read end to end, without queueing. */
+async function serialLatency(base: string, auth: string, paths: string[], count: number): Promise<{ p50: number; p99: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const { hostname, port } = new URL(base);
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const path = paths[Math.floor(Math.random() * paths.length)]!;
+    const started = process.hrtime.bigint();
+    await new Promise<void>((resolve, reject) => {
+      const req = request({ hostname, port, path, agent, headers: { authorization: auth } }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  agent.destroy();
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(count * 0.5)]!, p99: samples[Math.floor(count * 0.99)]! };
+}
+
+function stop(proc: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null) return resolve();
+    proc.on('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      owners: { type: 'string', default: '1000,1000000' },
+      customers: { type: 'string', default: '1000' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '64' },
+      limit: { type: 'string', default: '20' },
+      fresh: { type: 'boolean', default: false },
+    },
+  });
+  const duration = Number(values.duration);
+  const connections = Number(values.connections);
+  const limit = Number(values.limit);
+  const rows: string[][] = [];
+  for (const owners of values.owners.split(',').map(Number)) {
+    const customers = Math.min(Number(values.customers), owners);
+    const perCustomer = Math.max(1, Math.round(owners / customers));
+    const dir = join(ROOT, '.bench-data', `owners-${customers}x${perCustomer}`);
+    const creds = await seed(dir, customers, perCustomer, values.fresh);
+    const auth = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
+
+    const server = child(['src/server.ts'], { DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', WORKER_ENABLED: '0' });
+    const floorBodyFile = join(dir, 'floor-body.json');
+    let floor: ChildProcess | undefined;
+    try {
+      const base = (await waitFor(server, /Base URL:\s+(http:\/\/[^/\s]+)/, 'server')).trim();
+      const ids = await customerIds(base, auth);
+      const paths = ids.map((id) => `${API}/beneficial-owners?customerId=${id}&limit=${limit}`);
+      const sample = await fetch(`${base}${paths[0]}`, { headers: { authorization: auth } });
+      const body = await sample.text();
+      if (sample.status !== 200) throw new Error(`list answered ${sample.status}: ${body}`);
+      writeFileSync(floorBodyFile, body);
+
+      floor = child(['bench/constant-server.ts'], { BODY_FILE: floorBodyFile });
+      const floorBase = `http://127.0.0.1:${await waitFor(floor, /Listening on port (\d+)/, 'floor server')}`;
+      const floorPaths = paths.slice(0, 1000);
+
+      process.stderr.write(`${owners.toLocaleString('en')} owners: warming up\n`);
+      await load(base, auth, paths, connections, 2);
+      await load(floorBase, auth, floorPaths, connections, 2);
+      process.stderr.write(`${owners.toLocaleString('en')} owners: list for ${duration}s, then floor for ${duration}s\n`);
+      const list = await load(base, auth, paths, connections, duration);
+      const flat = await load(floorBase, auth, floorPaths, connections, duration);
+      // One connection, no queueing: the latency of a single page read end to end.
+      const serial = await serialLatency(base, auth, paths, 3000);
+      // One owner per page: the same bytes whatever the data set, so only the table size differs.
+      const serialOne = await serialLatency(base, auth, ids.map((id) => `${API}/beneficial-owners?customerId=${id}&limit=1`), 3000);
+      if (list.non2xx > 0 || list.errors > 0) process.stderr.write(`warning: list had ${list.non2xx} non-2xx answers and ${list.errors} errors\n`);
+      rows.push([
+        owners.toLocaleString('en'),
+        `${ids.length}x${perCustomer}`,
+        String(Buffer.byteLength(body)),
+        list.rps.toFixed(0),
+        `${list.p50}`,
+        `${list.p99}`,
+        serial.p50.toFixed(3),
+        serialOne.p50.toFixed(3),
+        flat.rps.toFixed(0),
+        `${flat.p99}`,
+        (list.rps / flat.rps).toFixed(2),
+      ]);
+    } finally {
+      if (floor) await stop(floor);
+      await stop(server);
+    }
+  }
+  const head = ['owners', 'customers', 'page bytes', 'list req/s', 'p50 ms', 'p99 ms', '1-conn p50 ms', 'limit=1 p50 ms', 'floor req/s', 'floor p99', 'ratio'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padStart(widths[i]!)).join('  ');
+  process.stdout.write(`\nList beneficial owners (limit ${limit}, ${connections} connections, ${duration}s each, random customer per request)\n`);
+  process.stdout.write(`${line(head)}\n${rows.map(line).join('\n')}\n`);
+}

@@ -1,0 +1,186 @@
+import type { Store } from '../store/db.js';
+import { countNewOwner } from '../store/customers-repo.js';
+import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../store/owners-repo.js';
+import { NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { newId } from './ids.js';
+import type { Cursors, Position } from './pagination.js';
+
+export const OWNER_ROLES = ['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'] as const;
+export const ID_TYPES = ['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID'] as const;
+export const KYC_STATUSES = ['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED', 'HOLD'] as const;
+
+export type OwnerRole = (typeof OWNER_ROLES)[number];
+export type IdType = (typeof ID_TYPES)[number];
+export type KycStatus = (typeof KYC_STATUSES)[number];
+
+export interface Address {
+  line1: string;
+  line2?: string;
+  city?: string;
+  state?: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface PersonalInfo {
+  firstName: string;
+  middleName?: string;
+  lastName: string;
+  birthDate: string;
+  nationality: string;
+  email?: string;
+  phoneNumber?: string;
+  address: Address;
+  idType: IdType;
+  identifier: string;
+  countryOfIssuance?: string;
+}
+
+export interface BeneficialOwner {
+  id: string;
+  customerId: string;
+  roles: OwnerRole[];
+  ownershipPercentage: number;
+  personalInfo: PersonalInfo;
+  kycStatus: KycStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewBeneficialOwner {
+  customerId: string;
+  roles: OwnerRole[];
+  ownershipPercentage: number;
+  personalInfo: PersonalInfo;
+}
+
+export interface BeneficialOwnerPatch {
+  roles?: OwnerRole[];
+  ownershipPercentage?: number;
+  personalInfo?: Partial<PersonalInfo>;
+}
+
+/** An owner rendered as the API's JSON text; stored at write time and sent as is. */
+export type OwnerJson = string;
+
+/** A page of owners, already rendered; the HTTP layer only wraps them in the list envelope. */
+export interface OwnerPage {
+  /** The owners' JSON objects in page order, ready to sit between the list's brackets ('' for none). */
+  ownersJson: string;
+  hasMore: boolean;
+  nextCursor?: string;
+  totalCount: number;
+}
+
+/** Before every owner: (created_at, id) > (-1, '') holds for all rows. */
+const START: Position = { createdAt: -1, id: '' };
+
+const notABusinessCustomer = (): FieldError => ({ field: 'customerId', message: 'is not a business customer of this platform' });
+
+function pick<T extends object>(source: T, keys: readonly (keyof T)[]): T {
+  const out = {} as T;
+  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
+  return out;
+}
+
+const ADDRESS_KEYS = ['line1', 'line2', 'city', 'state', 'postalCode', 'country'] as const;
+const PERSONAL_KEYS = ['firstName', 'middleName', 'lastName', 'birthDate', 'nationality', 'email', 'phoneNumber', 'address', 'idType', 'identifier', 'countryOfIssuance'] as const;
+
+export function renderAddress(a: Address): Address {
+  return pick(a, ADDRESS_KEYS);
+}
+
+/** The owner's JSON, fields in the order of the response schema, absent optionals omitted. */
+export function renderOwner(o: BeneficialOwner): OwnerJson {
+  const personalInfo = pick(o.personalInfo, PERSONAL_KEYS);
+  personalInfo.address = renderAddress(o.personalInfo.address);
+  return JSON.stringify({
+    id: o.id,
+    customerId: o.customerId,
+    roles: o.roles,
+    ownershipPercentage: o.ownershipPercentage,
+    personalInfo,
+    kycStatus: o.kycStatus,
+    createdAt: o.createdAt,
+    updatedAt: o.updatedAt,
+  });
+}
+
+export class BeneficialOwnerService {
+  private readonly pages: OwnerPageReader;
+
+  constructor(private readonly store: Store, private readonly cursors: Cursors) {
+    this.pages = new OwnerPageReader(store.db, store.engine);
+  }
+
+  /** Adds an owner to a business customer of the platform and counts it, in one transaction. */
+  async create(platformId: string, input: NewBeneficialOwner): Promise<OwnerJson> {
+    const now = Date.now();
+    const id = newId('BeneficialOwner');
+    const at = new Date(now).toISOString();
+    const body = renderOwner({
+      id,
+      customerId: input.customerId,
+      roles: input.roles,
+      ownershipPercentage: input.ownershipPercentage,
+      personalInfo: input.personalInfo,
+      kycStatus: 'UNVERIFIED',
+      createdAt: at,
+      updatedAt: at,
+    });
+    await this.store.db.transaction().execute(async (trx) => {
+      if (!(await countNewOwner(trx, platformId, input.customerId))) throw new ValidationError([notABusinessCustomer()]);
+      await insertOwner(trx, { customer_id: input.customerId, created_at: now, id, platform_id: platformId, updated_at: now, body });
+    });
+    return body;
+  }
+
+  async get(platformId: string, id: string): Promise<OwnerJson> {
+    const row = await findOwner(this.store.db, platformId, id);
+    if (!row) throw new NotFoundError('BeneficialOwner', id);
+    return row.body;
+  }
+
+  /** Applies the given fields (personalInfo field by field); the rest stays as it is. */
+  async update(platformId: string, id: string, patch: BeneficialOwnerPatch): Promise<OwnerJson> {
+    return this.store.db.transaction().execute(async (trx) => {
+      const row = await findOwner(trx, platformId, id, this.store.engine === 'postgres');
+      if (!row) throw new NotFoundError('BeneficialOwner', id);
+      const current = JSON.parse(row.body) as BeneficialOwner;
+      const now = Date.now();
+      const body = renderOwner({
+        ...current,
+        roles: patch.roles ?? current.roles,
+        ownershipPercentage: patch.ownershipPercentage ?? current.ownershipPercentage,
+        personalInfo: { ...current.personalInfo, ...patch.personalInfo },
+        updatedAt: new Date(now).toISOString(),
+      });
+      await updateOwner(trx, id, body, now);
+      return body;
+    });
+  }
+
+  /**
+   * One page in (creation time, id) order. The customer check, the count and the rows come from
+   * one statement; a bad cursor and a bad customer are reported together.
+   */
+  async list(platformId: string, customerId: string, limit: number, cursor: string | undefined): Promise<OwnerPage> {
+    const scope = `owners:${platformId}:${customerId}`;
+    const errors: FieldError[] = [];
+    let after = START;
+    if (cursor !== undefined) {
+      try {
+        after = this.cursors.decode(scope, cursor);
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        errors.push(...err.errors);
+      }
+    }
+    const read = await this.pages.read({ platformId, customerId, afterCreatedAt: after.createdAt, afterId: after.id, limit });
+    if (read?.customerType !== 'BUSINESS') errors.unshift(notABusinessCustomer());
+    if (errors.length > 0 || !read) throw new ValidationError(errors);
+    const { ownersJson, ownerCount: totalCount, more } = read;
+    if (!more) return { ownersJson, hasMore: false, totalCount };
+    return { ownersJson, hasMore: true, nextCursor: this.cursors.encode(scope, more), totalCount };
+  }
+}

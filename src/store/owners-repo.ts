@@ -1,0 +1,114 @@
+import { sql, type CompiledQuery } from 'kysely';
+import type { Db, Engine, Executor } from './db.js';
+import type { BeneficialOwnerRow } from './tables/beneficial-owners.js';
+
+/** A page as read: the customer's facts and the page's owners already joined into JSON list text. */
+export interface OwnerPageRead {
+  customerType: string;
+  ownerCount: number;
+  /** The page's owners' JSON objects in page order, separated by ",\n" (valid JSON between items; '' for none). */
+  ownersJson: string;
+  /** Position of the page's last owner when more owners follow it; absent on the last page. */
+  more?: { createdAt: number; id: string };
+}
+
+interface PageRow {
+  customer_type: string;
+  owner_count: number;
+  n: number;
+  bodies: string | null;
+  keys: string | null;
+}
+
+interface PageArgs {
+  platformId: string;
+  customerId: string;
+  afterCreatedAt: number;
+  afterId: string;
+  limit: number;
+}
+
+/**
+ * Between two owners' JSON in the aggregated text. A raw newline never occurs inside JSON.stringify
+ * output (control characters are escaped in strings), so the last one marks the last owner; and
+ * ",\n" is still valid JSON between array items.
+ */
+const SEPARATOR = ',\n';
+
+/**
+ * The page in one statement, so the count and the rows come from one snapshot: the customer
+ * (checked against the platform) and up to limit + 1 owners after the position, read as one range
+ * of the (customer_id, created_at, id) key and aggregated by the database into two strings (the
+ * owners' JSON and their positions), so the application handles one row instead of limit + 1.
+ * SQLite aggregates rows in the order the limited subquery yields them (a window function or an
+ * ordered aggregate would copy every body once more, about half the cost of the read at 1M owners);
+ * PostgreSQL needs the explicit ORDER BY.
+ */
+const pageQuery = (engine: Engine, a: PageArgs) => {
+  const aggregates =
+    engine === 'sqlite'
+      ? sql`group_concat(body, ${sql.lit(SEPARATOR)}) as bodies, group_concat(created_at || ' ' || id, ',') as keys`
+      : sql`string_agg(body, ${sql.lit(SEPARATOR)} order by created_at, id) as bodies, string_agg(created_at || ' ' || id, ',' order by created_at, id) as keys`;
+  return sql<PageRow>`
+    select c.customer_type, c.owner_count, p.n, p.bodies, p.keys
+    from customers c, (
+      select count(*) as n, ${aggregates}
+      from (
+        select body, created_at, id from beneficial_owners
+        where customer_id = ${a.customerId} and (created_at, id) > (${a.afterCreatedAt}, ${a.afterId})
+        order by created_at, id
+        limit ${a.limit} + 1
+      ) page
+    ) p
+    where c.id = ${a.customerId} and c.platform_id = ${a.platformId}`;
+};
+
+export async function insertOwner(trx: Executor, row: BeneficialOwnerRow): Promise<void> {
+  await trx.insertInto('beneficial_owners').values(row).execute();
+}
+
+/** Many owners in one statement; the caller chooses the batch size and the transaction. */
+export async function insertOwners(trx: Executor, rows: BeneficialOwnerRow[]): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('beneficial_owners').values(rows).execute();
+}
+
+/** An owner of this platform; another platform's owner is not found. `lock` takes a row lock (PostgreSQL). */
+export async function findOwner(db: Executor, platformId: string, id: string, lock = false): Promise<BeneficialOwnerRow | undefined> {
+  const q = db.selectFrom('beneficial_owners').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+  return (lock ? q.forUpdate() : q).executeTakeFirst();
+}
+
+export async function updateOwner(trx: Executor, id: string, body: string, updatedAt: number): Promise<void> {
+  await trx.updateTable('beneficial_owners').set({ body, updated_at: updatedAt }).where('id', '=', id).execute();
+}
+
+/** Compiles the page query once; each read only binds its parameters (the builder costs more than the read). */
+export class OwnerPageReader {
+  private readonly template: CompiledQuery<PageRow>;
+  private readonly slots: (keyof PageArgs)[];
+
+  constructor(private readonly db: Db, engine: Engine) {
+    // Distinct sentinels tell which argument each bind parameter of the compiled text takes.
+    const sentinel: PageArgs = { platformId: '\u0000platform', customerId: '\u0000customer', afterCreatedAt: -101, afterId: '\u0000after', limit: -102 };
+    this.template = pageQuery(engine, sentinel).compile(db);
+    this.slots = this.template.parameters.map((v) => {
+      const slot = (Object.keys(sentinel) as (keyof PageArgs)[]).find((k) => sentinel[k] === v);
+      if (!slot) throw new Error(`unexpected parameter ${String(v)} in the owner page query`);
+      return slot;
+    });
+  }
+
+  /** Up to `limit` owners after the position; undefined when the customer is not the platform's. */
+  async read(args: PageArgs): Promise<OwnerPageRead | undefined> {
+    const parameters = this.slots.map((k) => args[k]);
+    const row = (await this.db.executeQuery<PageRow>({ ...this.template, parameters })).rows[0];
+    if (!row) return undefined;
+    const read: OwnerPageRead = { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: row.bodies ?? '' };
+    if (Number(row.n) <= args.limit) return read;
+    read.ownersJson = read.ownersJson.slice(0, read.ownersJson.lastIndexOf(SEPARATOR));
+    const key = row.keys!.split(',')[args.limit - 1]!;
+    const space = key.indexOf(' ');
+    read.more = { createdAt: Number(key.slice(0, space)), id: key.slice(space + 1) };
+    return read;
+  }
+}
