@@ -40,11 +40,9 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   const authenticate = basicAuth(services.tokens, services.config);
   app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
     if (request.routeOptions.config.public || request.url.startsWith(DOCS_PREFIX)) return;
     await authenticate(request, reply);
-  });
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
   });
 
   await registerOpenApi(app);

@@ -110,7 +110,7 @@ export class BeneficialOwnerService {
   private readonly pages: OwnerPageReader;
 
   constructor(private readonly store: Store, private readonly cursors: Cursors) {
-    this.pages = new OwnerPageReader(store.db, store.engine);
+    this.pages = new OwnerPageReader(store);
   }
 
   /** Adds an owner to a business customer of the platform and counts it, in one transaction. */

@@ -61,12 +61,16 @@ export function renderToken(row: ApiTokenRow): ApiToken {
 }
 
 export class TokenService {
-  constructor(private readonly store: Store, private readonly cursors: Cursors) {}
+  private readonly tokenForAuth: ReturnType<typeof repo.tokenForAuthQuery>;
+
+  constructor(private readonly store: Store, private readonly cursors: Cursors) {
+    this.tokenForAuth = repo.tokenForAuthQuery(store);
+  }
 
   /** Resolves credentials to a principal, or undefined; never says which part was wrong. */
   async authenticate(username: string, secret: string): Promise<Principal | undefined> {
     const id = tokenIdFromUsername(username);
-    const row = id === undefined ? undefined : await repo.findTokenForAuth(this.store.db, id);
+    const row = id === undefined ? undefined : await this.tokenForAuth.first({ id });
     const expected = row ? Buffer.from(row.secret_hash, 'hex') : DECOY;
     const matches = expected.length === 32 && timingSafeEqual(expected, digest(secret));
     if (!row || !matches || row.revoked_at !== null) return undefined;

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, type CompiledQuery, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 
@@ -14,6 +14,12 @@ export type Executor = Db | Trx;
 export interface Store {
   db: Db;
   engine: Engine;
+  /**
+   * Runs a compiled read outside any transaction, for hot paths. On SQLite it uses a second,
+   * read-only connection: it sees exactly the committed data and never queues behind a writer's
+   * open transaction. On PostgreSQL it is a pool query.
+   */
+  read<R>(query: CompiledQuery<R>): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -38,10 +44,33 @@ function openSqlite(dataDir: string): Store {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('busy_timeout = 10000');
   raw.pragma('foreign_keys = ON');
-  raw.pragma('cache_size = -65536');
-  raw.pragma('mmap_size = 1073741824');
+  tune(raw);
   const db = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(raw) }) });
-  return { db, engine: 'sqlite', close: () => db.destroy() };
+  // Opened on first use: the file and its WAL index exist by then.
+  let reader: ReturnType<typeof withStatementCache> | undefined;
+  const read = async <R>(query: CompiledQuery<R>): Promise<R[]> => {
+    if (!reader) {
+      const conn = new SqliteDatabase(join(dataDir, SQLITE_FILE), { readonly: true });
+      conn.pragma('busy_timeout = 10000');
+      tune(conn);
+      reader = withStatementCache(conn);
+    }
+    return reader.prepare(query.sql).all(query.parameters as unknown[]) as R[];
+  };
+  return {
+    db,
+    engine: 'sqlite',
+    read,
+    close: async () => {
+      reader?.close();
+      await db.destroy();
+    },
+  };
+}
+
+function tune(conn: SqliteDatabase.Database): void {
+  conn.pragma('cache_size = -65536');
+  conn.pragma('mmap_size = 1073741824');
 }
 
 /** SQLite runs DDL inside transactions; saying so makes Kysely migrate in one BEGIN IMMEDIATE, which serializes processes. */
@@ -92,5 +121,7 @@ function openPostgres(url: string, max: number): Store {
     },
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, engine: 'postgres', close: () => db.destroy() };
+  const read = async <R>(query: CompiledQuery<R>): Promise<R[]> =>
+    (await pool.query({ text: query.sql, values: query.parameters as unknown[] })).rows as R[];
+  return { db, engine: 'postgres', read, close: () => db.destroy() };
 }

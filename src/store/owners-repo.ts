@@ -1,5 +1,6 @@
-import { sql, type CompiledQuery } from 'kysely';
-import type { Db, Engine, Executor } from './db.js';
+import { sql } from 'kysely';
+import type { Engine, Executor, Store } from './db.js';
+import { PreparedRead } from './prepared.js';
 import type { BeneficialOwnerRow } from './tables/beneficial-owners.js';
 
 /** A page as read: the customer's facts and the page's owners already joined into JSON list text. */
@@ -20,7 +21,7 @@ interface PageRow {
   keys: string | null;
 }
 
-interface PageArgs {
+interface PageArgs extends Record<string, unknown> {
   platformId: string;
   customerId: string;
   afterCreatedAt: number;
@@ -82,26 +83,18 @@ export async function updateOwner(trx: Executor, id: string, body: string, updat
   await trx.updateTable('beneficial_owners').set({ body, updated_at: updatedAt }).where('id', '=', id).execute();
 }
 
-/** Compiles the page query once; each read only binds its parameters (the builder costs more than the read). */
+/** Reads pages with the page query compiled once; each read only binds its parameters. */
 export class OwnerPageReader {
-  private readonly template: CompiledQuery<PageRow>;
-  private readonly slots: (keyof PageArgs)[];
+  private readonly query: PreparedRead<PageArgs, PageRow>;
 
-  constructor(private readonly db: Db, engine: Engine) {
-    // Distinct sentinels tell which argument each bind parameter of the compiled text takes.
+  constructor(store: Store) {
     const sentinel: PageArgs = { platformId: '\u0000platform', customerId: '\u0000customer', afterCreatedAt: -101, afterId: '\u0000after', limit: -102 };
-    this.template = pageQuery(engine, sentinel).compile(db);
-    this.slots = this.template.parameters.map((v) => {
-      const slot = (Object.keys(sentinel) as (keyof PageArgs)[]).find((k) => sentinel[k] === v);
-      if (!slot) throw new Error(`unexpected parameter ${String(v)} in the owner page query`);
-      return slot;
-    });
+    this.query = new PreparedRead(store, (db, a) => pageQuery(store.engine, a).compile(db), sentinel);
   }
 
   /** Up to `limit` owners after the position; undefined when the customer is not the platform's. */
   async read(args: PageArgs): Promise<OwnerPageRead | undefined> {
-    const parameters = this.slots.map((k) => args[k]);
-    const row = (await this.db.executeQuery<PageRow>({ ...this.template, parameters })).rows[0];
+    const row = await this.query.first(args);
     if (!row) return undefined;
     const read: OwnerPageRead = { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: row.bodies ?? '' };
     if (Number(row.n) <= args.limit) return read;

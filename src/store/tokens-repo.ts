@@ -1,4 +1,5 @@
-import type { Executor } from './db.js';
+import type { Executor, Store } from './db.js';
+import { PreparedRead } from './prepared.js';
 import type { PageQuery } from '../domain/pagination.js';
 import type { ApiTokenRow } from './tables/foundation.js';
 import { afterPosition } from './keyset.js';
@@ -11,13 +12,14 @@ export async function insertToken(db: Executor, row: ApiTokenRow): Promise<void>
   await db.insertInto('api_tokens').values(row).execute();
 }
 
-/** The hot path of every request: one primary-key read. */
-export async function findTokenForAuth(db: Executor, id: string) {
-  return db
-    .selectFrom('api_tokens')
-    .select(['id', 'platform_id', 'environment', 'secret_hash', 'revoked_at'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+/** The hot path of every request: one primary-key read, compiled once. */
+export function tokenForAuthQuery(store: Store) {
+  return new PreparedRead(
+    store,
+    (db, a: { id: string }) =>
+      db.selectFrom('api_tokens').select(['id', 'platform_id', 'environment', 'secret_hash', 'revoked_at']).where('id', '=', a.id).compile(),
+    { id: '\u0000id' },
+  );
 }
 
 export async function findToken(db: Executor, platformId: string, id: string): Promise<ApiTokenRow | undefined> {
