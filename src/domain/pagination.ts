@@ -38,7 +38,8 @@ export class Cursors {
     const bad = () => new ValidationError([{ field: 'cursor', message: 'is not a cursor returned by this list for these parameters' }]);
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
     const raw = Buffer.from(cursor, 'base64url');
-    if (raw.length <= MAC_BYTES) throw bad();
+    // Only the exact text we issued: base64 can spell the same bytes in several ways.
+    if (raw.length <= MAC_BYTES || raw.toString('base64url') !== cursor) throw bad();
     const payload = raw.subarray(MAC_BYTES);
     if (!timingSafeEqual(raw.subarray(0, MAC_BYTES), this.mac(scope, payload))) throw bad();
     const text = payload.toString('utf8');
