@@ -16,6 +16,8 @@ const ConfigSchema = Type.Object({
   // Comma-separated delays in seconds before each retry of a webhook delivery.
   WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '5,30,120,600,1800,3600,7200,14400,28800,43200,86400,86400', pattern: '^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$' }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1 }),
+  // Webhook deliveries one process has in flight at once (they wait on the network).
+  WEBHOOK_CONCURRENCY: Type.Integer({ default: 64, minimum: 1, maximum: 1000 }),
   // How long a worker owns a claimed job before another process may take it over.
   JOB_LEASE_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   JOB_POLL_MS: Type.Integer({ default: 250, minimum: 1 }),
@@ -35,6 +37,7 @@ export interface Config {
   logLevel: string;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
+  webhookConcurrency: number;
   jobLeaseMs: number;
   jobPollMs: number;
   jobConcurrency: number;
@@ -70,6 +73,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: c.LOG_LEVEL,
     webhookRetryScheduleMs: c.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Math.round(Number(s) * 1000)),
     webhookTimeoutMs: c.WEBHOOK_TIMEOUT_MS,
+    webhookConcurrency: c.WEBHOOK_CONCURRENCY,
     jobLeaseMs: c.JOB_LEASE_MS,
     jobPollMs: c.JOB_POLL_MS,
     jobConcurrency: c.JOB_CONCURRENCY,

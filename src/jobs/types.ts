@@ -11,6 +11,8 @@ export type JobResult =
 
 export interface JobHandler {
   kind: string;
+  /** How many jobs of this kind one process runs at once; JOB_CONCURRENCY when absent. */
+  concurrency?(services: Services): number;
   /** Retry delays after a thrown error or a 'retry' result without its own delay. */
   retryScheduleMs(services: Services): readonly number[];
   /**

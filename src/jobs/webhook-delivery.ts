@@ -16,6 +16,8 @@ import type { JobHandler } from './types.js';
  */
 export const webhookDeliveryHandler: JobHandler = {
   kind: DELIVER_WEBHOOK_JOB,
+  // Deliveries wait on the network, not the CPU: they get their own, larger pool of slots.
+  concurrency: (services) => services.config.webhookConcurrency,
   retryScheduleMs: (services) => services.config.webhookRetryScheduleMs,
   async run(job, services, log) {
     const { eventId, platformId, redeliver } = JSON.parse(job.payload) as DeliverWebhookPayload;
