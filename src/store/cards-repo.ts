@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { PageQuery } from '../domain/pagination.js';
 import type { Engine, Executor } from './db.js';
-import { afterPosition } from './keyset.js';
+import type { Database } from './database.js';
+import { keysetPage } from './keyset.js';
 import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
 
 export type CardTransactionView = CardTransactionRow & { platform_customer_id: string | null };
@@ -18,9 +19,7 @@ export async function findCard(db: Executor, platformId: string, id: string): Pr
 export async function listCards(db: Executor, platformId: string, q: PageQuery, cardholderId?: string): Promise<{ rows: CardRow[]; total: number }> {
   let base = db.selectFrom('cards').where('platform_id', '=', platformId);
   if (cardholderId !== undefined) base = base.where('cardholder_id', '=', cardholderId);
-  const rows = await afterPosition(base.selectAll(), q.after).orderBy('created_at').orderBy('id').limit(q.limit + 1).execute();
-  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  return { rows, total: Number(total) };
+  return keysetPage<CardRow, Database, 'cards'>(base, q);
 }
 
 export async function insertCardTransaction(db: Executor, row: CardTransactionRow): Promise<void> {

@@ -1,6 +1,7 @@
 import type { PageQuery } from '../domain/pagination.js';
 import type { Executor } from './db.js';
-import { afterPosition } from './keyset.js';
+import type { Database } from './database.js';
+import { keysetPage } from './keyset.js';
 import type { CustomerRow, CustomerType } from './tables/customers.js';
 
 export interface CustomerFilter {
@@ -26,9 +27,7 @@ export async function listCustomers(db: Executor, platformId: string, q: PageQue
   let base = db.selectFrom('customers').where('platform_id', '=', platformId);
   if (filter.platformCustomerId !== undefined) base = base.where('platform_customer_id', '=', filter.platformCustomerId);
   if (filter.customerType !== undefined) base = base.where('customer_type', '=', filter.customerType);
-  const rows = await afterPosition(base.selectAll(), q.after).orderBy('created_at').orderBy('id').limit(q.limit + 1).execute();
-  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  return { rows, total: Number(total) };
+  return keysetPage<CustomerRow, Database, 'customers'>(base, q);
 }
 
 /**

@@ -2,7 +2,8 @@ import type { Executor, Store } from './db.js';
 import { PreparedRead } from './prepared.js';
 import type { PageQuery } from '../domain/pagination.js';
 import type { ApiTokenRow } from './tables/foundation.js';
-import { afterPosition } from './keyset.js';
+import type { Database } from './database.js';
+import { keysetPage } from './keyset.js';
 
 export async function insertPlatform(db: Executor, row: { id: string; name: string; created_at: number }): Promise<void> {
   await db.insertInto('platforms').values(row).execute();
@@ -35,13 +36,7 @@ export async function findToken(db: Executor, platformId: string, id: string): P
 export async function listTokens(db: Executor, platformId: string, q: PageQuery, name?: string): Promise<{ rows: ApiTokenRow[]; total: number }> {
   let base = db.selectFrom('api_tokens').where('platform_id', '=', platformId).where('revoked_at', 'is', null);
   if (name !== undefined) base = base.where('name', '=', name);
-  const rows = await afterPosition(base.selectAll(), q.after)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(q.limit + 1)
-    .execute();
-  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  return { rows, total: Number(total) };
+  return keysetPage<ApiTokenRow, Database, 'api_tokens'>(base, q);
 }
 
 export async function revokeToken(db: Executor, platformId: string, id: string, now: number): Promise<boolean> {

@@ -1,6 +1,8 @@
 import type { PageQuery } from '../domain/pagination.js';
 import type { Executor } from './db.js';
-import { afterPosition } from './keyset.js';
+import type { Selectable } from 'kysely';
+import type { Database } from './database.js';
+import { keysetPage } from './keyset.js';
 import type { DeliveryState } from './tables/webhook-events.js';
 import type { PlatformWebhookConfigRow, WebhookAttemptRow } from './tables/webhooks.js';
 
@@ -99,13 +101,7 @@ export async function listWebhookEvents(db: Executor, platformId: string, q: Pag
   let base = db.selectFrom('webhook_events').where('platform_id', '=', platformId);
   if (f.type !== undefined) base = base.where('type', '=', f.type);
   if (f.deliveryState !== undefined) base = base.where('delivery_state', '=', f.deliveryState);
-  const rows = await afterPosition(base.selectAll(), q.after)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(q.limit + 1)
-    .execute();
-  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  return { rows, total: Number(total) };
+  return keysetPage<Selectable<Database['webhook_events']>, Database, 'webhook_events'>(base, q);
 }
 
 export async function findWebhookEventRow(db: Executor, platformId: string, id: string) {
