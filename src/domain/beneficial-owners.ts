@@ -65,8 +65,8 @@ export type OwnerJson = string;
 
 /** A page of owners, already rendered; the HTTP layer only wraps them in the list envelope. */
 export interface OwnerPage {
-  /** The owners' JSON objects in page order, ready to sit between the list's brackets ('' for none). */
-  ownersJson: string;
+  /** The owners' JSON objects in page order, UTF-8, ready to sit between the list's brackets (empty for none). */
+  ownersJson: Buffer;
   hasMore: boolean;
   nextCursor?: string;
   totalCount: number;

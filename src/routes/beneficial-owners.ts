@@ -56,13 +56,15 @@ const ListQuery = Type.Object(
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Owner JSON is rendered at write time; Fastify sends a string as is (the schema documents it). */
-const asRendered = (json: string) => json as never;
+/** Owner JSON is rendered at write time; Fastify sends a string or Buffer as is (the schema documents it). */
+const asRendered = (json: string | Buffer) => json as never;
 
-/** The list envelope around owners that are already JSON: string joins, no serializer pass. */
-function pageJson(page: OwnerPage): string {
+const DATA_OPEN = Buffer.from('{"data":[');
+
+/** The list envelope around owners that are already JSON bytes: one copy, no serializer pass. */
+function pageJson(page: OwnerPage): Buffer {
   const more = page.hasMore ? `true,"nextCursor":"${page.nextCursor!}"` : 'false';
-  return `{"data":[${page.ownersJson}],"hasMore":${more},"totalCount":${page.totalCount}}`;
+  return Buffer.concat([DATA_OPEN, page.ownersJson, Buffer.from(`],"hasMore":${more},"totalCount":${page.totalCount}}`)]);
 }
 
 const tags = ['KYC/KYB Verifications'];

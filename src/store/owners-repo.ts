@@ -7,8 +7,8 @@ import type { BeneficialOwnerRow } from './tables/beneficial-owners.js';
 export interface OwnerPageRead {
   customerType: string;
   ownerCount: number;
-  /** The page's owners' JSON objects in page order, separated by ",\n" (valid JSON between items; '' for none). */
-  ownersJson: string;
+  /** The page's owners' JSON objects in page order, UTF-8, separated by ",\n" (valid JSON between items; empty for none). */
+  ownersJson: Buffer;
   /** Position of the page's last owner when more owners follow it; absent on the last page. */
   more?: { createdAt: number; id: string };
 }
@@ -17,8 +17,7 @@ interface PageRow {
   customer_type: string;
   owner_count: number;
   n: number;
-  bodies: string | null;
-  keys: string | null;
+  bodies: Buffer | null;
 }
 
 interface PageArgs extends Record<string, unknown> {
@@ -35,6 +34,7 @@ interface PageArgs extends Record<string, unknown> {
  * ",\n" is still valid JSON between array items.
  */
 const SEPARATOR = ',\n';
+const EMPTY = Buffer.alloc(0);
 
 /**
  * The page in one statement, so the count and the rows come from one snapshot: the customer
@@ -48,10 +48,10 @@ const SEPARATOR = ',\n';
 const pageQuery = (engine: Engine, a: PageArgs) => {
   const aggregates =
     engine === 'sqlite'
-      ? sql`group_concat(body, ${sql.lit(SEPARATOR)}) as bodies, group_concat(created_at || ' ' || id, ',') as keys`
-      : sql`string_agg(body, ${sql.lit(SEPARATOR)} order by created_at, id) as bodies, string_agg(created_at || ' ' || id, ',' order by created_at, id) as keys`;
+      ? sql`cast(group_concat(body, ${sql.lit(SEPARATOR)}) as blob) as bodies`
+      : sql`convert_to(string_agg(body, ${sql.lit(SEPARATOR)} order by created_at, id), 'UTF8') as bodies`;
   return sql<PageRow>`
-    select c.customer_type, c.owner_count, p.n, p.bodies, p.keys
+    select c.customer_type, c.owner_count, p.n, p.bodies
     from customers c, (
       select count(*) as n, ${aggregates}
       from (
@@ -96,12 +96,15 @@ export class OwnerPageReader {
   async read(args: PageArgs): Promise<OwnerPageRead | undefined> {
     const row = await this.query.first(args);
     if (!row) return undefined;
-    const read: OwnerPageRead = { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: row.bodies ?? '' };
+    const read: OwnerPageRead = { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: row.bodies ?? EMPTY };
     if (Number(row.n) <= args.limit) return read;
-    read.ownersJson = read.ownersJson.slice(0, read.ownersJson.lastIndexOf(SEPARATOR));
-    const key = row.keys!.split(',')[args.limit - 1]!;
-    const space = key.indexOf(' ');
-    read.more = { createdAt: Number(key.slice(0, space)), id: key.slice(space + 1) };
+    const page = read.ownersJson.subarray(0, read.ownersJson.lastIndexOf(SEPARATOR));
+    // The cursor's position is the last kept owner's own (createdAt, id): its body carries both, to the millisecond.
+    const lastStart = page.lastIndexOf(SEPARATOR);
+    const last = JSON.parse(page.subarray(lastStart < 0 ? 0 : lastStart + SEPARATOR.length).toString('utf8')) as { id: string; createdAt: string };
+    read.ownersJson = page;
+    read.more = { createdAt: Date.parse(last.createdAt), id: last.id };
     return read;
   }
+
 }
