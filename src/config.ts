@@ -24,6 +24,8 @@ const ConfigSchema = Type.Object({
   JOB_CONCURRENCY: Type.Integer({ default: 16, minimum: 1, maximum: 1000 }),
   // Set to 0 to run an API-only process; jobs are then left to other processes.
   WORKER_ENABLED: Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }),
+  // Server processes sharing the port (node:cluster); more use more cores.
+  HTTP_PROCESSES: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -42,6 +44,7 @@ export interface Config {
   jobPollMs: number;
   jobConcurrency: number;
   workerEnabled: boolean;
+  httpProcesses: number;
 }
 
 export class ConfigError extends Error {}
@@ -78,5 +81,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobPollMs: c.JOB_POLL_MS,
     jobConcurrency: c.JOB_CONCURRENCY,
     workerEnabled: c.WORKER_ENABLED === '1',
+    httpProcesses: c.HTTP_PROCESSES,
   };
 }

@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { API_VERSION, ConfigError, loadConfig, type Config } from './config.js';
 import { bootstrapIfEmpty } from './domain/platforms.js';
@@ -16,12 +18,19 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  if (cluster.isWorker) return serve(config, false);
+  if (config.httpProcesses > 1) return supervise(config);
+  return serve(config, true);
+}
+
+/** One server process: API, and the job worker unless disabled. */
+async function serve(config: Config, primary: boolean): Promise<void> {
   const services = await openServices(config);
-  const firstToken = await bootstrapIfEmpty(services.store, services.tokens);
+  const firstToken = primary ? await bootstrapIfEmpty(services.store, services.tokens) : undefined;
   const app = await buildApp(services, { logger: { level: config.logLevel } });
   await app.listen({ host: config.host, port: config.port });
   const worker = config.workerEnabled ? startWorker(services, app.log) : undefined;
-  printBanner(config, app.server.address(), firstToken, services.store.engine);
+  if (primary) printBanner(config, (app.server.address() as AddressInfo).port, firstToken, services.store.engine, 1);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -39,13 +48,52 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-function printBanner(config: Config, address: ReturnType<import('node:net').Server['address']>, token: CreatedApiToken | undefined, engine: string): void {
-  const port = typeof address === 'object' && address ? address.port : config.port;
+/**
+ * HTTP_PROCESSES > 1: this process migrates and bootstraps, then runs that many server processes
+ * sharing the port, restarting any that dies. On SQLite only the first runs the job worker (one
+ * writer does the background work); on PostgreSQL every one does.
+ */
+async function supervise(config: Config): Promise<void> {
+  const services = await openServices(config);
+  const firstToken = await bootstrapIfEmpty(services.store, services.tokens);
+  const engine = services.store.engine;
+  await services.store.close();
+
+  let closing = false;
+  const fork = (index: number) => {
+    const worker = config.workerEnabled && (engine === 'postgres' || index === 0) ? '1' : '0';
+    const child = cluster.fork({ WORKER_ENABLED: worker });
+    child.on('exit', (code, signal) => {
+      if (closing) return;
+      process.stderr.write(`server process ${index} exited (${signal ?? code}); starting another\n`);
+      setTimeout(() => fork(index), 500);
+    });
+    return child;
+  };
+  const children = Array.from({ length: config.httpProcesses }, (_, i) => fork(i));
+  children[0]!.once('listening', (address) => printBanner(config, address.port, firstToken, engine, config.httpProcesses));
+
+  const shutdown = () => {
+    if (closing) return;
+    closing = true;
+    const alive = Object.values(cluster.workers ?? {}).filter((w) => w && !w.isDead());
+    if (alive.length === 0) process.exit(0);
+    let left = alive.length;
+    for (const w of alive) {
+      w!.once('exit', () => --left === 0 && process.exit(0));
+      w!.process.kill('SIGTERM');
+    }
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+function printBanner(config: Config, port: number, token: CreatedApiToken | undefined, engine: string, processes: number): void {
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}/${API_VERSION}`;
   const lines = [
     '',
-    `Payments service ${API_VERSION} (${config.serviceEnv}, ${engine}) listening`,
+    `Payments service ${API_VERSION} (${config.serviceEnv}, ${engine}${processes > 1 ? `, ${processes} processes` : ''}) listening`,
     `  Base URL:  ${base}`,
     `  Docs:      ${base}/docs`,
     `  OpenAPI:   ${base}/openapi.json`,
