@@ -31,6 +31,7 @@ export interface Services {
 export function createServices(config: Config, store: Store, cursorKey: Buffer): Services {
   const cursors = new Cursors(cursorKey);
   const jobSignal = new EventEmitter().setMaxListeners(100);
+  const platformConfig = new PlatformConfigService(store);
   return {
     config,
     store,
@@ -40,7 +41,8 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer):
     beneficialOwners: new BeneficialOwnerService(store, cursors),
     cards: new CardService(store, cursors),
     cardSimulations: new CardSimulations(store, jobSignal),
-    ...webhookServices(config, store, cursors, jobSignal),
+    platformConfig,
+    webhookEvents: new WebhookEventLog(store, cursors, platformConfig, config, jobSignal),
     jobSignal,
   };
 }
@@ -56,9 +58,4 @@ export async function openServices(config: Config): Promise<Services> {
     await store.close();
     throw err;
   }
-}
-
-function webhookServices(config: Config, store: Store, cursors: Cursors, jobSignal: EventEmitter): Pick<Services, 'platformConfig' | 'webhookEvents'> {
-  const platformConfig = new PlatformConfigService(store);
-  return { platformConfig, webhookEvents: new WebhookEventLog(store, cursors, platformConfig, config, jobSignal) };
 }
