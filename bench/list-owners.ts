@@ -137,12 +137,14 @@ export async function run(args: string[]): Promise<void> {
   const connections = Number(values.connections);
   const limit = Number(values.limit);
   const rows: string[][] = [];
+  const sets: DataSet[] = [];
   for (const owners of values.owners.split(',').map(Number)) {
     const customers = Math.min(Number(values.customers), owners);
     const perCustomer = Math.max(1, Math.round(owners / customers));
     const dir = join(ROOT, '.bench-data', `owners-${customers}x${perCustomer}`);
     const creds = await seed(dir, customers, perCustomer, values.fresh);
     const auth = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
+    sets.push({ owners, dir, auth });
     const floorBodyFile = join(dir, 'floor-body.json');
     let floorProc: ChildProcess | undefined;
     let floorBase = '';
@@ -211,4 +213,55 @@ export async function run(args: string[]): Promise<void> {
   const line = (r: string[]) => r.map((c, i) => c.padStart(widths[i]!)).join('  ');
   process.stdout.write(`\nList beneficial owners (limit ${limit}, ${connections} connections, ${duration}s each, random customer per request; floor: bare Fastify, 1 process)\n`);
   process.stdout.write(`${line(head)}\n${rows.map(line).join('\n')}\n`);
+  if (sets.length >= 2) await compareTableSizes(sets[0]!, sets[sets.length - 1]!, limit);
+}
+
+interface DataSet {
+  owners: number;
+  dir: string;
+  auth: string;
+}
+
+/**
+ * Page latency against table size, with the noise of a shared machine taken out: both data sets
+ * are served at once (one process each) and single requests alternate between them, on one
+ * kept-alive connection each, for the same page size; so drift hits both alike.
+ */
+async function compareTableSizes(small: DataSet, large: DataSet, limit: number): Promise<void> {
+  const servers = [small, large].map((set) => ({ set, proc: child(['src/server.ts'], { DATA_DIR: set.dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', WORKER_ENABLED: '0' }) }));
+  try {
+    const targets = await Promise.all(
+      servers.map(async ({ set, proc }) => {
+        const base = (await waitFor(proc, /Base URL:\s+(http:\/\/[^/\s]+)/, 'server')).trim();
+        const ids = await customerIds(base, set.auth);
+        const { hostname, port } = new URL(base);
+        return { set, hostname, port, ids, agent: new Agent({ keepAlive: true, maxSockets: 1 }) };
+      }),
+    );
+    const once = (t: (typeof targets)[number], pageLimit: number) =>
+      new Promise<number>((resolve, reject) => {
+        const path = `${API}/beneficial-owners?customerId=${t.ids[Math.floor(Math.random() * t.ids.length)]!}&limit=${pageLimit}`;
+        const started = process.hrtime.bigint();
+        const req = request({ hostname: t.hostname, port: t.port, path, agent: t.agent, headers: { authorization: t.set.auth } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e6));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    process.stdout.write(`\nPage latency against table size (one connection each, requests alternating between the two servers, 4,000 each)\n`);
+    for (const pageLimit of [1, limit]) {
+      const samples = targets.map(() => [] as number[]);
+      for (let i = 0; i < 500; i++) for (const t of targets) await once(t, pageLimit);
+      for (let i = 0; i < 4000; i++) for (const [k, t] of targets.entries()) samples[k]!.push(await once(t, pageLimit));
+      const [a, b] = samples.map(median) as [number, number];
+      process.stdout.write(
+        `  limit=${String(pageLimit).padEnd(3)} ${small.owners.toLocaleString('en')} owners p50 ${a.toFixed(3)} ms   ${large.owners.toLocaleString('en')} owners p50 ${b.toFixed(3)} ms   ratio ${(b / a).toFixed(2)}\n`,
+      );
+    }
+    for (const t of targets) t.agent.destroy();
+  } finally {
+    for (const { proc } of servers) await stop(proc);
+  }
 }
