@@ -134,6 +134,8 @@ export async function run(args: string[]): Promise<void> {
     },
   });
   const duration = Number(values.duration);
+  const rounds = 5;
+  const slice = Math.max(2, Math.round(duration / rounds));
   const connections = Number(values.connections);
   const limit = Number(values.limit);
   const rows: string[][] = [];
@@ -149,8 +151,6 @@ export async function run(args: string[]): Promise<void> {
     let floorProc: ChildProcess | undefined;
     let floorBase = '';
     let floorPaths: string[] = [];
-    const floorRuns: Measured[] = [];
-    const measured: { processes: number; ids: number; bytes: number; list: Measured; serial: number; serialOne: number }[] = [];
     try {
       for (const processes of values.processes.split(',').map(Number)) {
         const server = child(['src/server.ts'], { DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', WORKER_ENABLED: '0', HTTP_PROCESSES: String(processes) });
@@ -167,51 +167,50 @@ export async function run(args: string[]): Promise<void> {
             floorProc = child(['bench/constant-server.ts'], { BODY_FILE: floorBodyFile });
             floorBase = `http://127.0.0.1:${await waitFor(floorProc, /Listening on port (\d+)/, 'floor server')}`;
             floorPaths = paths.slice(0, 1000);
-            await load(floorBase, auth, floorPaths, connections, 2);
-            process.stderr.write(`${owners.toLocaleString('en')} owners: floor for ${duration}s\n`);
-            floorRuns.push(await load(floorBase, auth, floorPaths, connections, duration));
           }
-          process.stderr.write(`${owners.toLocaleString('en')} owners, ${processes} server process(es): list for ${duration}s\n`);
+          process.stderr.write(`${owners.toLocaleString('en')} owners, ${processes} server process(es): list and floor in alternating ${slice}s slices, ${rounds} each\n`);
+          await load(floorBase, auth, floorPaths, connections, 2);
           await load(base, auth, paths, connections, 2);
-          const list = await load(base, auth, paths, connections, duration);
+          // Alternating slices: a shared machine's drift hits the list and its floor alike.
+          const lists: Measured[] = [];
+          const floors: Measured[] = [];
+          for (let r = 0; r < rounds; r++) {
+            floors.push(await load(floorBase, auth, floorPaths, connections, slice));
+            lists.push(await load(base, auth, paths, connections, slice));
+          }
           // One connection, no queueing: the latency of a single page read end to end.
           const serial = await serialLatency(base, auth, paths, 3000);
-          // One owner per page: the same bytes whatever the data set, so only the table size differs.
-          const serialOne = await serialLatency(base, auth, ids.map((id) => `${API}/beneficial-owners?customerId=${id}&limit=1`), 3000);
-          if (list.non2xx > 0 || list.errors > 0) process.stderr.write(`warning: list had ${list.non2xx} non-2xx answers and ${list.errors} errors\n`);
-          measured.push({ processes, ids: ids.length, bytes: Buffer.byteLength(body), list, serial: serial.p50, serialOne: serialOne.p50 });
+          const bad = lists.reduce((n, l) => n + l.non2xx + l.errors, 0);
+          if (bad > 0) process.stderr.write(`warning: list had ${bad} non-2xx answers or errors\n`);
+          const mean = (ms: Measured[]) => ms.reduce((n, m) => n + m.rps, 0) / ms.length;
+          const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+          rows.push([
+            owners.toLocaleString('en'),
+            `${ids.length}x${perCustomer}`,
+            String(processes),
+            String(Buffer.byteLength(body)),
+            mean(lists).toFixed(0),
+            `${median(lists.map((l) => l.p50))}`,
+            `${median(lists.map((l) => l.p99))} / ${Math.max(...lists.map((l) => l.p99))}`,
+            serial.p50.toFixed(3),
+            mean(floors).toFixed(0),
+            `${median(floors.map((f) => f.p99))}`,
+            (mean(lists) / mean(floors)).toFixed(2),
+          ]);
         } finally {
           await stop(server);
         }
       }
-      // The floor again after the lists; the higher of the two is used, so noise cannot flatter the ratio.
-      process.stderr.write(`${owners.toLocaleString('en')} owners: floor again for ${duration}s\n`);
-      floorRuns.push(await load(floorBase, auth, floorPaths, connections, duration));
     } finally {
       if (floorProc) await stop(floorProc);
     }
-    const floor = floorRuns.reduce((a, b) => (b.rps > a.rps ? b : a));
-    for (const m of measured) {
-      rows.push([
-        owners.toLocaleString('en'),
-        `${m.ids}x${perCustomer}`,
-        String(m.processes),
-        String(m.bytes),
-        m.list.rps.toFixed(0),
-        `${m.list.p50}`,
-        `${m.list.p99}`,
-        m.serial.toFixed(3),
-        m.serialOne.toFixed(3),
-        `${floorRuns.map((f) => f.rps.toFixed(0)).join('/')}`,
-        `${floor.p99}`,
-        (m.list.rps / floor.rps).toFixed(2),
-      ]);
-    }
   }
-  const head = ['owners', 'customers', 'procs', 'page bytes', 'list req/s', 'p50 ms', 'p99 ms', '1-conn p50 ms', 'limit=1 p50 ms', 'floor req/s (before/after)', 'floor p99', 'ratio to higher floor'];
+  const head = ['owners', 'customers', 'procs', 'page bytes', 'list req/s', 'p50 ms', 'p99 ms (median/worst slice)', '1-conn p50 ms', 'floor req/s', 'floor p99', 'ratio'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padStart(widths[i]!)).join('  ');
-  process.stdout.write(`\nList beneficial owners (limit ${limit}, ${connections} connections, ${duration}s each, random customer per request; floor: bare Fastify, 1 process)\n`);
+  process.stdout.write(
+    `\nList beneficial owners (limit ${limit}, ${connections} connections, random customer per request; list and floor (bare Fastify, 1 process, same bytes) in ${rounds} alternating ${slice}s slices each)\n`,
+  );
   process.stdout.write(`${line(head)}\n${rows.map(line).join('\n')}\n`);
   if (sets.length >= 2) await compareTableSizes(sets[0]!, sets[sets.length - 1]!, limit);
 }
