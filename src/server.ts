@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { API_VERSION, ConfigError, loadConfig, type Config } from './config.js';
 import { bootstrapIfEmpty } from './domain/platforms.js';
@@ -58,11 +58,16 @@ async function supervise(config: Config): Promise<void> {
   const firstToken = await bootstrapIfEmpty(services.store, services.tokens);
   const engine = services.store.engine;
   await services.store.close();
+  // In a cluster every listen(0) gets its own port; choose one here so all processes share it.
+  const port = config.port === 0 ? await freePort(config.host) : config.port;
 
+  // Each process accepts on the shared socket itself: a process that dies takes only its own
+  // connections with it (round-robin through this process can strand one in flight).
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   let closing = false;
   const fork = (index: number) => {
     const worker = config.workerEnabled && (engine === 'postgres' || index === 0) ? '1' : '0';
-    const child = cluster.fork({ WORKER_ENABLED: worker });
+    const child = cluster.fork({ WORKER_ENABLED: worker, PORT: String(port) });
     child.on('exit', (code, signal) => {
       if (closing) return;
       process.stderr.write(`server process ${index} exited (${signal ?? code}); starting another\n`);
@@ -86,6 +91,16 @@ async function supervise(config: Config): Promise<void> {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 function printBanner(config: Config, port: number, token: CreatedApiToken | undefined, engine: string, processes: number): void {
