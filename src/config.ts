@@ -21,7 +21,7 @@ const ConfigSchema = Type.Object({
   // How long a worker owns a claimed job before another process may take it over.
   JOB_LEASE_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   JOB_POLL_MS: Type.Integer({ default: 250, minimum: 1 }),
-  JOB_CONCURRENCY: Type.Integer({ default: 16, minimum: 1, maximum: 1000 }),
+  JOB_CONCURRENCY: Type.Integer({ default: 128, minimum: 1, maximum: 1000 }),
   // Set to 0 to run an API-only process; jobs are then left to other processes.
   WORKER_ENABLED: Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }),
   // Server processes sharing the port (node:cluster); more use more cores.
