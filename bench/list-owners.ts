@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { startServerProcess } from '../src/cli/server-process.js';
 
 /**
  * `npm run bench -- list-owners [--owners 1000,1000000] [--customers 1000] [--duration 10]
@@ -153,9 +154,9 @@ export async function run(args: string[]): Promise<void> {
     let floorPaths: string[] = [];
     try {
       for (const processes of values.processes.split(',').map(Number)) {
-        const server = child(['src/server.ts'], { DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', WORKER_ENABLED: '0', HTTP_PROCESSES: String(processes) });
+        const server = await startServerProcess({ DATA_DIR: dir, DATABASE_URL: undefined, WORKER_ENABLED: '0', HTTP_PROCESSES: String(processes) });
         try {
-          const base = (await waitFor(server, /Base URL:\s+(http:\/\/[^/\s]+)/, 'server')).trim();
+          const base = new URL(server.baseUrl).origin;
           const ids = await customerIds(base, auth);
           const paths = ids.map((id) => `${API}/beneficial-owners?customerId=${id}&limit=${limit}`);
           const sample = await fetch(`${base}${paths[0]}`, { headers: { authorization: auth } });
@@ -198,7 +199,7 @@ export async function run(args: string[]): Promise<void> {
             (mean(lists) / mean(floors)).toFixed(2),
           ]);
         } finally {
-          await stop(server);
+          await server.stop();
         }
       }
     } finally {
@@ -227,11 +228,11 @@ interface DataSet {
  * kept-alive connection each, for the same page size; so drift hits both alike.
  */
 async function compareTableSizes(small: DataSet, large: DataSet, limit: number): Promise<void> {
-  const servers = [small, large].map((set) => ({ set, proc: child(['src/server.ts'], { DATA_DIR: set.dir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', WORKER_ENABLED: '0' }) }));
+  const servers = await Promise.all([small, large].map(async (set) => ({ set, proc: await startServerProcess({ DATA_DIR: set.dir, DATABASE_URL: undefined, WORKER_ENABLED: '0' }) })));
   try {
     const targets = await Promise.all(
       servers.map(async ({ set, proc }) => {
-        const base = (await waitFor(proc, /Base URL:\s+(http:\/\/[^/\s]+)/, 'server')).trim();
+        const base = new URL(proc.baseUrl).origin;
         const ids = await customerIds(base, set.auth);
         const { hostname, port } = new URL(base);
         return { set, hostname, port, ids, agent: new Agent({ keepAlive: true, maxSockets: 1 }) };
@@ -261,6 +262,6 @@ async function compareTableSizes(small: DataSet, large: DataSet, limit: number):
     }
     for (const t of targets) t.agent.destroy();
   } finally {
-    for (const { proc } of servers) await stop(proc);
+    for (const { proc } of servers) await proc.stop();
   }
 }

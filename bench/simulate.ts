@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startServerProcess } from '../src/cli/server-process.js';
 import autocannon from 'autocannon';
 import { newId } from '../src/domain/ids.js';
 import { insertCustomer } from '../src/store/customers-repo.js';
@@ -19,7 +18,6 @@ import { openStore } from '../src/store/db.js';
  * (taken in the transaction that commits just before the 202 is sent) and `processed_at` (taken
  * in the worker's transaction that lands it); the difference is the 202-to-landed time.
  */
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MERCHANT = { descriptor: 'BENCH COFFEE', mcc: '5814', country: 'US' };
 
 function percentile(sorted: number[], p: number): number {
@@ -41,23 +39,11 @@ export async function run(args: string[]): Promise<void> {
   const connections = Number(values.connections);
   const kind = values.kind === 'clearing' ? 'clearing' : 'authorization';
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-simulate-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', WORKER_ENABLED: '1' };
-  delete env.DATABASE_URL;
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const started = new Promise<void>((resolve, reject) => {
-    server.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (/Client secret:\s+\S+/.test(out)) resolve();
-    });
-    server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
-  });
+  const server = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: undefined, WORKER_ENABLED: '1' });
   const store = openStore({ dataDir });
   try {
-    await started;
-    const base = /Base URL:\s+(\S+)/.exec(out)![1]!;
-    const clientId = /Client id:\s+(\S+)/.exec(out)![1]!;
-    const secret = /Client secret:\s+(\S+)/.exec(out)![1]!;
+    const base = server.baseUrl;
+    const { clientId, clientSecret: secret } = server.credentials!;
     const headers = { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/json' };
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -125,8 +111,7 @@ export async function run(args: string[]): Promise<void> {
     process.stdout.write(`\n${rows.map(([k, v]) => `| ${k.padEnd(w)} | ${v} |`).join('\n')}\n\n`);
     process.stdout.write('Landing time = processed_at - accepted_at of each operation, read from the database after the run.\n');
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
+    await server.stop();
     await store.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -7,15 +7,13 @@
  * webhook (matched by issuerTransactionToken). Then steps the rate up to find the highest rate at
  * which every webhook still arrives within 1 s.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startServerProcess } from '../src/cli/server-process.js';
 import { WebhookReceiver } from '../src/cli/webhook-receiver.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAX_IN_FLIGHT = 512;
 const DEADLINE_MS = 1000;
 
@@ -29,38 +27,16 @@ async function startServer(): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'payments-bench-webhooks-'));
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const creds = await new Promise<{ baseUrl: string; clientId: string; secret: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
-    child.stdout.on('data', () => {
-      const base = /Base URL:\s+(\S+)/.exec(out);
-      const id = /Client id:\s+(\S+)/.exec(out);
-      const secret = /Client secret:\s+(\S+)/.exec(out);
-      if (base && id && secret) {
-        clearTimeout(timer);
-        resolve({ baseUrl: base[1]!, clientId: id[1]!, secret: secret[1]! });
-      } else if (/Need credentials\?/.test(out)) {
-        clearTimeout(timer);
-        child.kill('SIGTERM');
-        reject(new Error('DATABASE_URL must name an empty database: the bench uses the credentials the server prints on its first start'));
-      }
-    });
-    void exited.then(() => reject(new Error(`server exited:\n${out}`)));
-  });
+  const server = await startServerProcess({ DATA_DIR: dataDir, SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1' }, { nodeArgs });
+  if (!server.auth) {
+    await server.stop();
+    throw new Error('DATABASE_URL must name an empty database: the bench uses the credentials the server prints on its first start');
+  }
   return {
-    baseUrl: creds.baseUrl,
-    auth: `Basic ${Buffer.from(`${creds.clientId}:${creds.secret}`).toString('base64')}`,
+    baseUrl: server.baseUrl,
+    auth: server.auth,
     stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
+      await server.stop();
       if (process.env.BENCH_KEEP_DATA) process.stderr.write(`kept ${dataDir}\n`);
       else rmSync(dataDir, { recursive: true, force: true });
     },

@@ -5,14 +5,12 @@
  * simulators, printing each request, response and verified webhook. Exits 0 only if every
  * expected webhook arrived verified.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startServerProcess } from './server-process.js';
 import { WebhookReceiver, type ReceivedWebhook } from './webhook-receiver.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number) => (s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
 const dim = paint(2);
@@ -32,44 +30,16 @@ interface Target {
   stop(): Promise<void>;
 }
 
-/** Starts `src/server.ts` on a fresh SQLite directory and reads the first-start credentials from its banner. */
+/** Starts `src/server.ts` on a fresh SQLite directory and takes the first-start credentials from its banner. */
 async function startService(): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'payments-demo-'));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const found = await new Promise<{ baseUrl: string; clientId: string; secret: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start within 30 s:\n${out}`)), 30_000);
-    const check = () => {
-      const base = /Base URL:\s+(\S+)/.exec(out);
-      const id = /Client id:\s+(\S+)/.exec(out);
-      const secret = /Client secret:\s+(\S+)/.exec(out);
-      if (base && id && secret) {
-        clearTimeout(timer);
-        resolve({ baseUrl: base[1]!, clientId: id[1]!, secret: secret[1]! });
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the service exited with ${code}:\n${out}`));
-    });
-  });
-  console.log(dim(`Started the service (SQLite in ${dataDir}) at ${found.baseUrl}`));
+  const server = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: '', SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1' });
+  console.log(dim(`Started the service (SQLite in ${dataDir}) at ${server.baseUrl}`));
   return {
-    baseUrl: found.baseUrl,
-    auth: `Basic ${Buffer.from(`${found.clientId}:${found.secret}`).toString('base64')}`,
+    baseUrl: server.baseUrl,
+    auth: server.auth!,
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
