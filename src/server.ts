@@ -61,9 +61,11 @@ async function supervise(config: Config): Promise<void> {
   // In a cluster every listen(0) gets its own port; choose one here so all processes share it.
   const port = config.port === 0 ? await freePort(config.host) : config.port;
 
-  // Each process accepts on the shared socket itself: a process that dies takes only its own
-  // connections with it (round-robin through this process can strand one in flight).
-  cluster.schedulingPolicy = cluster.SCHED_NONE;
+  // Round-robin: this process accepts and hands each connection to the next server process, so
+  // keep-alive connections spread evenly (with SCHED_NONE the kernel let one process take two
+  // thirds of them: it saturated while the other idled). A connection handed over at the moment
+  // its process dies is lost, as with any crash; the client reconnects.
+  cluster.schedulingPolicy = cluster.SCHED_RR;
   let closing = false;
   const fork = (index: number) => {
     const worker = config.workerEnabled && (engine === 'postgres' || index === 0) ? '1' : '0';
