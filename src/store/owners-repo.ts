@@ -45,18 +45,21 @@ const EMPTY = Buffer.alloc(0);
  * ordered aggregate would copy every body once more, about half the cost of the read at 1M owners);
  * PostgreSQL needs the explicit ORDER BY.
  */
-const pageQuery = (engine: Engine, a: PageArgs) => {
+const pageQuery = (engine: Engine, a: PageArgs, fromStart: boolean) => {
   const aggregates =
     engine === 'sqlite'
       ? sql`cast(group_concat(body, ${sql.lit(SEPARATOR)}) as blob) as bodies`
       : sql`convert_to(string_agg(body, ${sql.lit(SEPARATOR)} order by created_at, id), 'UTF8') as bodies`;
+  // The first page has no lower bound: a plain prefix seek, without the row-value comparison (about
+  // an eighth of the statement's time on SQLite).
+  const after = fromStart ? sql`` : sql`and (created_at, id) > (${a.afterCreatedAt}, ${a.afterId})`;
   return sql<PageRow>`
     select c.customer_type, c.owner_count, p.n, p.bodies
     from customers c, (
       select count(*) as n, ${aggregates}
       from (
         select body, created_at, id from beneficial_owners
-        where customer_id = ${a.customerId} and (created_at, id) > (${a.afterCreatedAt}, ${a.afterId})
+        where customer_id = ${a.customerId} ${after}
         order by created_at, id
         limit ${a.limit} + 1
       ) page
@@ -85,16 +88,21 @@ export async function updateOwner(trx: Executor, id: string, body: string, updat
 
 /** Reads pages with the page query compiled once; each read only binds its parameters. */
 export class OwnerPageReader {
-  private readonly query: PreparedRead<PageArgs, PageRow>;
+  private readonly first: PreparedRead<PageArgs, PageRow>;
+  private readonly next: PreparedRead<PageArgs, PageRow>;
 
   constructor(store: Store) {
     const sentinel: PageArgs = { platformId: '\u0000platform', customerId: '\u0000customer', afterCreatedAt: -101, afterId: '\u0000after', limit: -102 };
-    this.query = new PreparedRead(store, (db, a) => pageQuery(store.engine, a).compile(db), sentinel);
+    this.first = new PreparedRead(store, (db, a) => pageQuery(store.engine, a, true).compile(db), sentinel);
+    this.next = new PreparedRead(store, (db, a) => pageQuery(store.engine, a, false).compile(db), sentinel);
   }
 
-  /** Up to `limit` owners after the position; undefined when the customer is not the platform's. */
+  /**
+   * Up to `limit` owners after the position (every owner's is after `afterCreatedAt` -1); undefined
+   * when the customer is not the platform's.
+   */
   async read(args: PageArgs): Promise<OwnerPageRead | undefined> {
-    const row = await this.query.first(args);
+    const row = await (args.afterCreatedAt < 0 ? this.first : this.next).first(args);
     if (!row) return undefined;
     const read: OwnerPageRead = { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: row.bodies ?? EMPTY };
     if (Number(row.n) <= args.limit) return read;
