@@ -149,71 +149,74 @@ export async function run(args: string[]): Promise<void> {
     const auth = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
     sets.push({ owners, dir, auth });
     const floorBodyFile = join(dir, 'floor-body.json');
-    let floorProc: ChildProcess | undefined;
-    let floorBase = '';
-    let floorPaths: string[] = [];
-    try {
-      for (const processes of values.processes.split(',').map(Number)) {
-        const server = await startServerProcess({ DATA_DIR: dir, DATABASE_URL: undefined, WORKER_ENABLED: '0', HTTP_PROCESSES: String(processes) });
-        try {
-          const base = new URL(server.baseUrl).origin;
-          const ids = await customerIds(base, auth);
-          const paths = ids.map((id) => `${API}/beneficial-owners?customerId=${id}&limit=${limit}`);
-          const sample = await fetch(`${base}${paths[0]}`, { headers: { authorization: auth } });
-          const body = await sample.text();
-          if (sample.status !== 200) throw new Error(`list answered ${sample.status}: ${body}`);
-          if (!floorProc) {
-            // The floor: a bare Fastify route answering the same bytes, one process, in the same run.
-            writeFileSync(floorBodyFile, body);
-            floorProc = child(['bench/constant-server.ts'], { BODY_FILE: floorBodyFile });
-            floorBase = `http://127.0.0.1:${await waitFor(floorProc, /Listening on port (\d+)/, 'floor server')}`;
-            floorPaths = paths.slice(0, 1000);
-          }
-          process.stderr.write(`${owners.toLocaleString('en')} owners, ${processes} server process(es): list and floor in alternating ${slice}s slices, ${rounds} each\n`);
-          await load(floorBase, auth, floorPaths, connections, 2);
-          await load(base, auth, paths, connections, 2);
-          // Alternating slices: a shared machine's drift hits the list and its floor alike.
-          const lists: Measured[] = [];
-          const floors: Measured[] = [];
-          for (let r = 0; r < rounds; r++) {
-            floors.push(await load(floorBase, auth, floorPaths, connections, slice));
-            lists.push(await load(base, auth, paths, connections, slice));
-          }
-          // One connection, no queueing: the latency of a single page read end to end.
-          const serial = await serialLatency(base, auth, paths, 3000);
-          const bad = lists.reduce((n, l) => n + l.non2xx + l.errors, 0);
-          if (bad > 0) process.stderr.write(`warning: list had ${bad} non-2xx answers or errors\n`);
-          const mean = (ms: Measured[]) => ms.reduce((n, m) => n + m.rps, 0) / ms.length;
-          const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-          rows.push([
-            owners.toLocaleString('en'),
-            `${ids.length}x${perCustomer}`,
-            String(processes),
-            String(Buffer.byteLength(body)),
-            mean(lists).toFixed(0),
-            `${median(lists.map((l) => l.p50))}`,
-            `${median(lists.map((l) => l.p99))} / ${Math.max(...lists.map((l) => l.p99))}`,
-            serial.p50.toFixed(3),
-            mean(floors).toFixed(0),
-            `${median(floors.map((f) => f.p99))}`,
-            (mean(lists) / mean(floors)).toFixed(2),
-          ]);
-        } finally {
-          await server.stop();
+    for (const processes of values.processes.split(',').map(Number)) {
+      const server = await startServerProcess({ DATA_DIR: dir, DATABASE_URL: undefined, WORKER_ENABLED: '0', HTTP_PROCESSES: String(processes) });
+      let floorProc: ChildProcess | undefined;
+      try {
+        const base = new URL(server.baseUrl).origin;
+        const ids = await customerIds(base, auth);
+        const paths = ids.map((id) => `${API}/beneficial-owners?customerId=${id}&limit=${limit}`);
+        const sample = await fetch(`${base}${paths[0]}`, { headers: { authorization: auth } });
+        const body = await sample.text();
+        if (sample.status !== 200) throw new Error(`list answered ${sample.status}: ${body}`);
+        // The floor: a bare Fastify route answering the same bytes from as many processes, in the same run.
+        writeFileSync(floorBodyFile, body);
+        floorProc = child(['bench/constant-server.ts'], { BODY_FILE: floorBodyFile, PROCESSES: String(processes) });
+        const floorBase = `http://127.0.0.1:${await waitFor(floorProc, /Listening on port (\d+)/, 'floor server')}`;
+        const floorPaths = paths.slice(0, 1000);
+        process.stderr.write(`${owners.toLocaleString('en')} owners, ${processes} process(es): list and floor in alternating ${slice}s slices, ${rounds} each\n`);
+        await load(floorBase, auth, floorPaths, connections, 2);
+        await load(base, auth, paths, connections, 2);
+        // Alternating slices: a shared machine's drift hits the list and its floor alike.
+        const lists: Measured[] = [];
+        const floors: Measured[] = [];
+        for (let r = 0; r < rounds; r++) {
+          floors.push(await load(floorBase, auth, floorPaths, connections, slice));
+          lists.push(await load(base, auth, paths, connections, slice));
         }
+        // One connection, no queueing: the latency of a single page read end to end.
+        const serial = await serialLatency(base, auth, paths, 3000);
+        const bad = lists.reduce((n, l) => n + l.non2xx + l.errors, 0);
+        if (bad > 0) process.stderr.write(`warning: list had ${bad} non-2xx answers or errors\n`);
+        const mean = (ms: Measured[]) => ms.reduce((n, m) => n + m.rps, 0) / ms.length;
+        const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+        rows.push([
+          owners.toLocaleString('en'),
+          `${ids.length}x${perCustomer}`,
+          String(processes),
+          String(Buffer.byteLength(body)),
+          mean(lists).toFixed(0),
+          `${median(lists.map((l) => l.p50))}`,
+          `${median(lists.map((l) => l.p99))} / ${Math.max(...lists.map((l) => l.p99))}`,
+          serial.p50.toFixed(3),
+          mean(floors).toFixed(0),
+          `${median(floors.map((f) => f.p99))}`,
+          (mean(lists) / mean(floors)).toFixed(2),
+        ]);
+      } finally {
+        if (floorProc) await stop(floorProc);
+        await server.stop();
       }
-    } finally {
-      if (floorProc) await stop(floorProc);
     }
   }
   const head = ['owners', 'customers', 'procs', 'page bytes', 'list req/s', 'p50 ms', 'p99 ms (median/worst slice)', '1-conn p50 ms', 'floor req/s', 'floor p99', 'ratio'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padStart(widths[i]!)).join('  ');
   process.stdout.write(
-    `\nList beneficial owners (limit ${limit}, ${connections} connections, random customer per request; list and floor (bare Fastify, 1 process, same bytes) in ${rounds} alternating ${slice}s slices each)\n`,
+    `\nList beneficial owners (limit ${limit}, ${connections} connections, random customer per request; list and floor (bare Fastify, as many processes, same bytes) in ${rounds} alternating ${slice}s slices each)\n`,
   );
   process.stdout.write(`${line(head)}\n${rows.map(line).join('\n')}\n`);
-  if (sets.length >= 2) await compareTableSizes(sets[0]!, sets[sets.length - 1]!, limit);
+  if (sets.length >= 2) {
+    // Latency against table size compares equal pages: the smallest set again, as customers with a
+    // full page each (1,000 owners: 50 customers x 20), against the largest.
+    const small = sets[0]!;
+    const perCustomer = limit;
+    const customers = Math.max(1, Math.floor(small.owners / perCustomer));
+    const dir = join(ROOT, '.bench-data', `owners-${customers}x${perCustomer}`);
+    const creds = await seed(dir, customers, perCustomer, values.fresh);
+    const auth = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
+    await compareTableSizes({ owners: customers * perCustomer, dir, auth }, sets[sets.length - 1]!, limit);
+  }
 }
 
 interface DataSet {
@@ -250,7 +253,9 @@ async function compareTableSizes(small: DataSet, large: DataSet, limit: number):
         req.end();
       });
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    process.stdout.write(`\nPage latency against table size (one connection each, requests alternating between the two servers, 4,000 each)\n`);
+    process.stdout.write(
+      `\nPage latency against table size (full pages at both sizes; one connection each, requests alternating between the two servers, 4,000 each)\n`,
+    );
     for (const pageLimit of [1, limit]) {
       const samples = targets.map(() => [] as number[]);
       for (let i = 0; i < 500; i++) for (const t of targets) await once(t, pageLimit);
