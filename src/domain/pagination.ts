@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { ValidationError } from './errors.js';
 
 /** Where a page ends in (creation time, id) order. */
@@ -26,7 +26,11 @@ const MAC_BYTES = 16;
  * filter), so a forged, truncated or foreign cursor is refused instead of silently misread.
  */
 export class Cursors {
-  constructor(private readonly key: Buffer) {}
+  private readonly key: KeyObject;
+
+  constructor(key: Buffer) {
+    this.key = createSecretKey(key);
+  }
 
   encode(scope: string, pos: Position): string {
     const payload = Buffer.from(`${pos.createdAt.toString(36)}.${pos.id}`, 'utf8');
@@ -65,6 +69,6 @@ export class Cursors {
   }
 
   private mac(scope: string, payload: Buffer): Buffer {
-    return createHmac('sha256', this.key).update(scope).update('\0').update(payload).digest().subarray(0, MAC_BYTES);
+    return createHmac('sha256', this.key).update(`${scope}\0`).update(payload).digest().subarray(0, MAC_BYTES);
   }
 }

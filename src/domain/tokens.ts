@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import * as repo from '../store/tokens-repo.js';
 import type { ApiTokenRow } from '../store/tables/foundation.js';
@@ -31,7 +31,8 @@ export interface CreatedApiToken extends ApiToken {
   clientSecret: string;
 }
 
-const digest = (secret: string) => createHash('sha256').update(secret, 'utf8').digest();
+/** SHA-256 of the secret, one-shot (half the cost of a Hash object on every request). */
+const digest = (secret: string) => hash('sha256', secret, 'buffer');
 // Compared against when the token id is unknown, so a miss costs what a hit costs.
 const DECOY = digest('decoy');
 
