@@ -9,8 +9,8 @@ export interface OwnerPageRead {
   ownerCount: number;
   /** The page's owners' JSON objects in page order, UTF-8, separated by ",\n" (valid JSON between items; empty for none). */
   ownersJson: Buffer;
-  /** Position of the page's last owner when more owners follow it; absent on the last page. */
-  more?: { createdAt: number; id: string };
+  /** When more owners follow the page: the page's last owner's JSON, whose position the next page starts after. */
+  lastOwnerJson?: Buffer;
 }
 
 interface PageRow {
@@ -34,6 +34,7 @@ interface PageArgs extends Record<string, unknown> {
  * ",\n" is still valid JSON between array items.
  */
 const SEPARATOR = ',\n';
+const SEPARATOR_BYTES = Buffer.from(SEPARATOR);
 const EMPTY = Buffer.alloc(0);
 
 /**
@@ -106,12 +107,10 @@ export class OwnerPageReader {
     if (!row) return undefined;
     const read: OwnerPageRead = { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: row.bodies ?? EMPTY };
     if (Number(row.n) <= args.limit) return read;
-    const page = read.ownersJson.subarray(0, read.ownersJson.lastIndexOf(SEPARATOR));
-    // The cursor's position is the last kept owner's own (createdAt, id): its body carries both, to the millisecond.
-    const lastStart = page.lastIndexOf(SEPARATOR);
-    const last = JSON.parse(page.subarray(lastStart < 0 ? 0 : lastStart + SEPARATOR.length).toString('utf8')) as { id: string; createdAt: string };
+    const page = read.ownersJson.subarray(0, read.ownersJson.lastIndexOf(SEPARATOR_BYTES));
+    const lastStart = page.lastIndexOf(SEPARATOR_BYTES);
     read.ownersJson = page;
-    read.more = { createdAt: Date.parse(last.createdAt), id: last.id };
+    read.lastOwnerJson = page.subarray(lastStart < 0 ? 0 : lastStart + SEPARATOR_BYTES.length);
     return read;
   }
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { renderOwner, type BeneficialOwner } from '../../src/domain/beneficial-owners.js';
+import { ownerPosition, renderOwner, type BeneficialOwner } from '../../src/domain/beneficial-owners.js';
 import { ValidationError } from '../../src/domain/errors.js';
 import { insertOwners } from '../../src/store/owners-repo.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
@@ -28,6 +28,21 @@ it('renders an owner with the schema field order and without absent optionals', 
   const json = renderOwner({ ...owner('BeneficialOwner:1', 'Customer:1', 0), personalInfo: { ...owner('', '', 0).personalInfo, middleName: undefined } as never });
   expect(Object.keys(JSON.parse(json) as object)).toEqual(['id', 'customerId', 'roles', 'ownershipPercentage', 'personalInfo', 'kycStatus', 'createdAt', 'updatedAt']);
   expect(json).not.toContain('middleName');
+});
+
+it('reads the page position off rendered JSON exactly as parsing it would, whatever the strings hold', () => {
+  const tricky = ['"createdAt":"2999-01-01T00:00:00.000Z"', '\\"createdAt\\":\\"', 'Zoë "the" Ørsted \u2028', '}{"id":"x"'];
+  for (const [i, text] of tricky.entries()) {
+    const base = owner(`BeneficialOwner:0195${i}`, 'Customer:"c"', 1_700_000_000_123 + i);
+    const json = renderOwner({
+      ...base,
+      personalInfo: { ...base.personalInfo, firstName: text, middleName: text, address: { ...base.personalInfo.address, line1: text, city: text } },
+    });
+    const parsed = JSON.parse(json) as { id: string; createdAt: string };
+    expect(ownerPosition(Buffer.from(json))).toEqual({ createdAt: Date.parse(parsed.createdAt), id: parsed.id });
+  }
+  expect(() => ownerPosition(Buffer.from('{"customerId":"x"}'))).toThrow();
+  expect(() => ownerPosition(Buffer.from('{"id":"x"}'))).toThrow();
 });
 
 describeEachEngine('beneficial owner pages', (t) => {
