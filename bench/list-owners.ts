@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startServerProcess } from '../src/cli/server-process.js';
+import { median, percentile } from './stats.js';
 
 /**
  * `npm run bench -- list-owners [--owners 1000,1000000] [--customers 1000] [--duration 10]
@@ -185,21 +186,19 @@ export async function run(args: string[]): Promise<void> {
           lists.push(await load(base, auth, paths, connections, slice, latencies));
         }
         latencies.sort((a, b) => a - b);
-        const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
         // One connection, no queueing: the latency of a single page read end to end.
         const serial = await serialLatency(base, auth, paths, 3000);
         const bad = lists.reduce((n, l) => n + l.non2xx + l.errors, 0);
         if (bad > 0) process.stderr.write(`warning: list had ${bad} non-2xx answers or errors\n`);
         const mean = (ms: Measured[]) => ms.reduce((n, m) => n + m.rps, 0) / ms.length;
-        const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
         rows.push([
           owners.toLocaleString('en'),
           `${ids.length}x${perCustomer}`,
           String(processes),
           String(Buffer.byteLength(body)),
           mean(lists).toFixed(0),
-          percentile(0.5).toFixed(1),
-          `${percentile(0.99).toFixed(1)} (${Math.min(...lists.map((l) => l.p99))}-${Math.max(...lists.map((l) => l.p99))})`,
+          percentile(latencies, 50).toFixed(1),
+          `${percentile(latencies, 99).toFixed(1)} (${Math.min(...lists.map((l) => l.p99))}-${Math.max(...lists.map((l) => l.p99))})`,
           serial.p50.toFixed(3),
           mean(floors).toFixed(0),
           `${median(floors.map((f) => f.p99))}`,
@@ -266,7 +265,6 @@ async function compareTableSizes(small: DataSet, large: DataSet, limit: number):
         req.on('error', reject);
         req.end();
       });
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const [rounds, pairs] = [5, 1000];
     process.stdout.write(
       `\nPage latency against table size (full pages at both sizes; one connection each, requests alternating between the two servers, ${rounds} rounds of ${pairs.toLocaleString('en')} each)\n`,

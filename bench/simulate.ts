@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 import { newId } from '../src/domain/ids.js';
 import { insertCustomer } from '../src/store/customers-repo.js';
 import { openStore } from '../src/store/db.js';
+import { percentile } from './stats.js';
 
 /**
  * `npm run bench -- simulate [--duration 10] [--connections 64] [--kind authorization|clearing]
@@ -20,10 +21,6 @@ import { openStore } from '../src/store/db.js';
  */
 const MERCHANT = { descriptor: 'BENCH COFFEE', mcc: '5814', country: 'US' };
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServerProcess } from '../src/cli/server-process.js';
 import { WebhookReceiver } from '../src/cli/webhook-receiver.js';
+import { percentile } from './stats.js';
 
 const MAX_IN_FLIGHT = 512;
 const DEADLINE_MS = 1000;
@@ -43,10 +44,6 @@ async function startServer(): Promise<Server> {
   };
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 interface PhaseResult {
   targetRate: number;

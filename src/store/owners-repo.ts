@@ -99,8 +99,8 @@ export class OwnerPageReader {
   }
 
   /**
-   * Up to `limit` owners after the position (every owner's is after `afterCreatedAt` -1); undefined
-   * when the customer is not the platform's.
+   * Up to `limit` owners after the position (a negative `afterCreatedAt` means from the start, as
+   * every owner's creation time is positive); undefined when the customer is not the platform's.
    */
   async read(args: PageArgs): Promise<OwnerPageRead | undefined> {
     const row = await (args.afterCreatedAt < 0 ? this.first : this.next).first(args);
