@@ -1,3 +1,4 @@
+import './v8-flags.js';
 import cluster from 'node:cluster';
 import { createServer, type AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
