@@ -113,5 +113,4 @@ export class OwnerPageReader {
     read.lastOwnerJson = page.subarray(lastStart < 0 ? 0 : lastStart + SEPARATOR_BYTES.length);
     return read;
   }
-
 }
