@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../logger.js';
 import * as repo from '../store/cards-repo.js';
 import type { Engine, Store, Trx } from '../store/db.js';
 import { enqueueJob } from '../store/jobs-repo.js';
@@ -145,7 +145,7 @@ export class CardSimulations {
  * no longer applies is marked REJECTED with the reason and changes nothing. An operation that is no
  * longer pending was landed by an earlier job, so running a job twice changes nothing.
  */
-export async function landOperations(trx: Trx, engine: Engine, job: CardSimulationJob, log: FastifyBaseLogger, now = Date.now()): Promise<void> {
+export async function landOperations(trx: Trx, engine: Engine, job: CardSimulationJob, log: Logger, now = Date.now()): Promise<void> {
   const row = await repo.lockCardTransaction(trx, engine, job.platformId, job.cardTransactionId);
   if (!row) throw new Error(`card transaction ${job.cardTransactionId} of job operation ${job.operationId} does not exist`);
   const ops = await repo.operationsOf(trx, [row.id]);

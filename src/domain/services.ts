@@ -11,6 +11,7 @@ import { Cursors } from './pagination.js';
 import { PlatformConfigService } from './platform-config.js';
 import { TokenService } from './tokens.js';
 import { WebhookEventLog } from './webhook-event-log.js';
+import { noWebhookSender, type SendWebhook } from './webhook-sending.js';
 
 /** Every domain service, built once per process over one store. */
 export interface Services {
@@ -24,11 +25,13 @@ export interface Services {
   cardSimulations: CardSimulations;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
+  /** Outbound webhook HTTP, given by the process (jobs/webhook-sender.ts); shared by the worker and the test route. */
+  sendWebhook: SendWebhook;
   /** Emits 'enqueued' after this process commits a job, so its worker starts at once. */
   jobSignal: EventEmitter;
 }
 
-export function createServices(config: Config, store: Store, cursorKey: Buffer): Services {
+export function createServices(config: Config, store: Store, cursorKey: Buffer, sendWebhook: SendWebhook = noWebhookSender): Services {
   const cursors = new Cursors(cursorKey);
   const jobSignal = new EventEmitter().setMaxListeners(100);
   const platformConfig = new PlatformConfigService(store);
@@ -42,18 +45,22 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer):
     cards: new CardService(store, cursors),
     cardSimulations: new CardSimulations(store, jobSignal),
     platformConfig,
-    webhookEvents: new WebhookEventLog(store, cursors, platformConfig, config, jobSignal),
+    webhookEvents: new WebhookEventLog(store, cursors, platformConfig, jobSignal, sendWebhook),
+    sendWebhook,
     jobSignal,
   };
 }
 
-/** Opens the configured store, brings its schema up to date and builds the services over it. */
-export async function openServices(config: Config): Promise<Services> {
+/**
+ * Opens the configured store, brings its schema up to date and builds the services over it.
+ * A process that sends webhooks passes its sender; without one, sending is refused.
+ */
+export async function openServices(config: Config, sendWebhook?: SendWebhook): Promise<Services> {
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrateToLatest(store);
     const cursorKey = await loadOrCreateSecret(store.db, 'cursor_key');
-    return createServices(config, store, cursorKey);
+    return createServices(config, store, cursorKey, sendWebhook);
   } catch (err) {
     await store.close();
     throw err;

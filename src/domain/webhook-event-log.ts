@@ -1,6 +1,5 @@
 import type { EventEmitter } from 'node:events';
 import type { Selectable } from 'kysely';
-import type { Config } from '../config.js';
 import type { Database } from '../store/database.js';
 import type { Store } from '../store/db.js';
 import { enqueueJob } from '../store/jobs-repo.js';
@@ -11,8 +10,8 @@ import { NotFoundError, WebhookDeliveryError, WebhookEndpointNotSetError } from 
 import { newId } from './ids.js';
 import type { Cursors, Page } from './pagination.js';
 import { signingSecrets, type PlatformConfigService } from './platform-config.js';
-import { sendWebhook } from './webhook-delivery.js';
 import { DELIVER_WEBHOOK_JOB } from './webhook-events.js';
+import type { SendWebhook } from './webhook-sending.js';
 
 export const DELIVERY_STATES: DeliveryState[] = ['PENDING', 'DELIVERED', 'FAILED', 'WEBHOOK_ENDPOINT_NOT_SET'];
 export const TEST_EVENT_TYPE = 'WEBHOOK.TEST';
@@ -92,8 +91,9 @@ export class WebhookEventLog {
     private readonly store: Store,
     private readonly cursors: Cursors,
     private readonly platformConfig: PlatformConfigService,
-    private readonly config: Config,
     private readonly jobSignal: EventEmitter,
+    // Injected: the outbound HTTP lives in jobs/, so the domain stays free of I/O and of the jobs layer.
+    private readonly sendWebhook: SendWebhook,
   ) {}
 
   async list(platformId: string, limit: number, cursor: string | undefined, filter: { type?: string; deliveryState?: DeliveryState }): Promise<Page<WebhookEventView>> {
@@ -137,7 +137,7 @@ export class WebhookEventLog {
     const id = newId('Webhook');
     const body = JSON.stringify({ id, type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { message: 'A test event sent with POST /sandbox/webhooks/test' } });
     const url = config.webhook_endpoint;
-    const outcome = await sendWebhook({ url, id, body, secrets: signingSecrets(config, now.getTime()), timeoutMs: this.config.webhookTimeoutMs, now });
+    const outcome = await this.sendWebhook({ url, id, body, secrets: signingSecrets(config, now.getTime()), now });
     if (!outcome.ok || outcome.status === undefined) {
       const details: Record<string, unknown> = { url, webhookId: id, latencyMs: outcome.latencyMs, error: outcome.error };
       if (outcome.status !== undefined) details.responseStatus = outcome.status;

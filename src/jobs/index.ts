@@ -1,13 +1,13 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../domain/services.js';
+import type { Logger } from '../logger.js';
 import { cardSimulationHandler } from './card-simulation.js';
+import { webhookDeliveryHandler } from './deliver-webhook-job.js';
 import type { JobHandler } from './types.js';
-import { webhookDeliveryHandler } from './webhook-delivery.js';
 import { Worker } from './worker.js';
 
 /** Every kind of background job this service runs. */
 export const jobHandlers: JobHandler[] = [cardSimulationHandler, webhookDeliveryHandler];
 
-export function startWorker(services: Services, log: FastifyBaseLogger, handlers: JobHandler[] = jobHandlers): Worker {
+export function startWorker(services: Services, log: Logger, handlers: JobHandler[] = jobHandlers): Worker {
   return new Worker(services, handlers, log).start();
 }

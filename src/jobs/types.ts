@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../logger.js';
 import type { Services } from '../domain/services.js';
 import type { Trx } from '../store/db.js';
 import type { JobRow } from '../store/tables/jobs.js';
@@ -20,5 +20,5 @@ export interface JobHandler {
    * result's `write`, which the worker commits together with finishing the job, only if this
    * worker still holds the lease: a job's effects land exactly once.
    */
-  run(job: JobRow, services: Services, log: FastifyBaseLogger): Promise<JobResult>;
+  run(job: JobRow, services: Services, log: Logger): Promise<JobResult>;
 }

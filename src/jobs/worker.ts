@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../logger.js';
 import type { Services } from '../domain/services.js';
 import { claimDueJobs, finishJob } from '../store/jobs-repo.js';
 import type { JobRow } from '../store/tables/jobs.js';
@@ -38,7 +38,7 @@ export class Worker {
   constructor(
     private readonly services: Services,
     handlers: JobHandler[],
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Logger,
   ) {
     this.handlers = new Map(handlers.map((h) => [h.kind, h]));
   }

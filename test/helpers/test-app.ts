@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { createPlatformWithToken } from '../../src/domain/platforms.js';
 import { openServices, type Services } from '../../src/domain/services.js';
 import type { Environment } from '../../src/domain/tokens.js';
+import { WebhookSender } from '../../src/jobs/webhook-sender.js';
 import { createTestDatabase, ENGINES, type EngineName, type TestDatabase } from './engines.js';
 
 export const BASE = '/2025-10-13';
@@ -43,17 +44,20 @@ export function describeEachEngine(name: string, body: (t: TestApp) => void, env
   for (const engine of ENGINES) {
     describe.skipIf(!engineAvailable(engine))(`${name} [${engine}]`, () => {
       const t = {} as TestApp;
+      let sender: WebhookSender | undefined;
       beforeAll(async () => {
         t.engine = engine;
         t.db = await createTestDatabase(engine);
         const config = loadConfig({ ...t.db.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent', ...env });
-        t.services = await openServices(config);
+        sender = new WebhookSender(config.webhookTimeoutMs);
+        t.services = await openServices(config, sender.send);
         t.app = await buildApp(t.services);
         t.newCaller = (environment: Environment = 'sandbox') => newCaller(t, environment);
         t.caller = await t.newCaller();
       });
       afterAll(async () => {
         await t.app?.close();
+        await sender?.close();
         await t.services?.store.close();
         await t.db?.drop();
       });

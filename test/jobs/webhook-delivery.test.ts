@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startWorker } from '../../src/jobs/index.js';
-import { webhookDeliveryHandler } from '../../src/jobs/webhook-delivery.js';
+import { webhookDeliveryHandler } from '../../src/jobs/deliver-webhook-job.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';

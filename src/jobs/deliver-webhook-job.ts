@@ -1,11 +1,10 @@
 import { newId } from '../domain/ids.js';
 import { signingSecrets } from '../domain/platform-config.js';
-import { sendWebhook } from '../domain/webhook-delivery.js';
 import type { DeliverWebhookPayload } from '../domain/webhook-event-log.js';
 import { DELIVER_WEBHOOK_JOB } from '../domain/webhook-events.js';
+import type { Trx } from '../store/db.js';
 import { findEventForDelivery, insertWebhookAttempt, recordEventAttempt, setEventState } from '../store/webhooks-repo.js';
 import { retryDelayMs } from './backoff.js';
-import type { Trx } from '../store/db.js';
 import type { JobHandler } from './types.js';
 
 /**
@@ -35,7 +34,7 @@ export const webhookDeliveryHandler: JobHandler = {
     const at = Date.now();
     const secrets = signingSecrets({ secret: event.secret, previous_secret: event.previous_secret, previous_secret_expires_at: event.previous_secret_expires_at }, at);
     const url = event.webhook_endpoint;
-    const sent = await sendWebhook({ url, id: event.id, body: event.body, secrets, timeoutMs: services.config.webhookTimeoutMs, now: new Date(at) });
+    const sent = await services.sendWebhook({ url, id: event.id, body: event.body, secrets, now: new Date(at) });
     const attempt = {
       id: newId('WebhookAttempt'),
       event_id: eventId,
