@@ -6,7 +6,7 @@ import { startServerProcess } from '../src/cli/server-process.js';
 import autocannon from 'autocannon';
 import { newId } from '../src/domain/ids.js';
 import { insertCustomer } from '../src/store/customers-repo.js';
-import { openStore } from '../src/store/db.js';
+import { openStore } from '../src/store/store.js';
 import { percentile } from './stats.js';
 
 /**

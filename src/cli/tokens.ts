@@ -70,7 +70,7 @@ export const tokensCommand: CliCommand = {
   },
 };
 
-async function firstPlatform(db: import('../store/db.js').Db): Promise<string | undefined> {
+async function firstPlatform(db: import('../store/store.js').Db): Promise<string | undefined> {
   const row = await db.selectFrom('platforms').select('id').orderBy('created_at').limit(1).executeTakeFirst();
   return row?.id;
 }

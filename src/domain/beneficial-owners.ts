@@ -1,9 +1,10 @@
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/store.js';
 import { countNewOwner } from '../store/customers-repo.js';
 import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../store/owners-repo.js';
+import type { Position } from '../store/page.js';
 import { NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
-import type { Cursors, Position } from './pagination.js';
+import type { Cursors } from './pagination.js';
 
 export const OWNER_ROLES = ['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'] as const;
 export const ID_TYPES = ['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID'] as const;

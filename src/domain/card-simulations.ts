@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { Logger } from '../logger.js';
 import * as repo from '../store/cards-repo.js';
-import type { Engine, Store, Trx } from '../store/db.js';
+import type { Engine, Store, Trx } from '../store/store.js';
 import { enqueueJob } from '../store/jobs-repo.js';
 import type { CardOperationRow, CardTransactionRow } from '../store/tables/cards.js';
 import { applyOperation, project, SIMULATIONS, type Operation, type OperationKind, type SimulationName } from './card-transactions.js';

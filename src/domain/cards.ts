@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/store.js';
 import * as repo from '../store/cards-repo.js';
 import { findCustomer } from '../store/customers-repo.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../store/tables/cards.js';

@@ -1,4 +1,4 @@
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/store.js';
 import * as repo from '../store/customers-repo.js';
 import type { CustomerRow, CustomerType } from '../store/tables/customers.js';
 import type { Address, KycStatus } from './beneficial-owners.js';

@@ -1,16 +1,6 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import type { PageQuery, Position } from '../store/page.js';
 import { ValidationError } from './errors.js';
-
-/** Where a page ends in (creation time, id) order. */
-export interface Position {
-  createdAt: number;
-  id: string;
-}
-
-export interface PageQuery {
-  limit: number;
-  after: Position | undefined;
-}
 
 export interface Page<T> {
   data: T[];

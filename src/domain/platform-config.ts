@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/store.js';
 import type { PlatformWebhookConfigRow } from '../store/tables/webhooks.js';
 import { findWebhookConfig, insertWebhookConfigIfMissing, rotateWebhookSecret, updateWebhookConfig } from '../store/webhooks-repo.js';
 import { ValidationError } from './errors.js';

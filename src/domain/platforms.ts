@@ -1,4 +1,4 @@
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/store.js';
 import { claimOnce } from '../store/settings-repo.js';
 import { insertPlatform } from '../store/tokens-repo.js';
 import { newId } from './ids.js';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Config } from '../config.js';
-import { openStore, type Store } from '../store/db.js';
+import { openStore, type Store } from '../store/store.js';
 import { migrateToLatest } from '../store/migrator.js';
 import { loadOrCreateSecret } from '../store/settings-repo.js';
 import { BeneficialOwnerService } from './beneficial-owners.js';

@@ -1,5 +1,5 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/store.js';
 import * as repo from '../store/tokens-repo.js';
 import type { ApiTokenRow } from '../store/tables/foundation.js';
 import { NotFoundError } from './errors.js';

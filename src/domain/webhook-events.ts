@@ -1,4 +1,4 @@
-import type { Trx } from '../store/db.js';
+import type { Trx } from '../store/store.js';
 import { enqueueJob } from '../store/jobs-repo.js';
 import { insertWebhookEvent } from '../store/webhook-events-repo.js';
 import { newId } from './ids.js';

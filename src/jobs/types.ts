@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { Services } from '../domain/services.js';
-import type { Trx } from '../store/db.js';
+import type { Trx } from '../store/store.js';
 import type { JobRow } from '../store/tables/jobs.js';
 
 /** What a handler asks the worker to commit, atomically with ending the job's lease. */

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { PageQuery } from '../domain/pagination.js';
-import type { Engine, Executor } from './db.js';
 import type { Database } from './database.js';
-import { keysetPage } from './keyset.js';
+import type { Engine, Executor } from './store.js';
+import { afterPosition, keysetPage } from './keyset.js';
+import type { PageQuery } from './page.js';
 import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
 
 export type CardTransactionView = CardTransactionRow & { platform_customer_id: string | null };
@@ -67,7 +67,7 @@ export async function listCardTransactions(
   let base = visibleTransactions(db, platformId);
   if (cardId !== undefined) base = base.where('t.card_id', '=', cardId);
   let page = base.selectAll('t').select('c.platform_customer_id');
-  if (q.after) page = page.where(sql<boolean>`(t.created_at, t.id) > (${q.after.createdAt}, ${q.after.id})`);
+  if (q.after) page = page.where(afterPosition(q.after, 't'));
   const rows = await page.orderBy('t.created_at').orderBy('t.id').limit(q.limit + 1).execute();
   const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
   return { rows, total: Number(total) };

@@ -1,7 +1,7 @@
-import type { PageQuery } from '../domain/pagination.js';
-import type { Executor } from './db.js';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
+import type { PageQuery } from './page.js';
+import type { Executor } from './store.js';
 import type { CustomerRow, CustomerType } from './tables/customers.js';
 
 export interface CustomerFilter {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Engine, Executor } from './db.js';
+import type { Engine, Executor } from './store.js';
 import type { JobRow } from './tables/jobs.js';
 
 export interface NewJob {

@@ -1,13 +1,10 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
-import type { PageQuery, Position } from '../domain/pagination.js';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { PageQuery, Position } from './page.js';
 
-/** Restricts an ordered (created_at, id) query to rows after a position; both engines support row values. */
-export function afterPosition<DB, TB extends keyof DB, O>(
-  qb: SelectQueryBuilder<DB, TB, O>,
-  after: Position | undefined,
-): SelectQueryBuilder<DB, TB, O> {
-  if (!after) return qb;
-  return qb.where(sql<boolean>`(created_at, id) > (${after.createdAt}, ${after.id})`);
+/** Rows after a position in (created_at, id) order, optionally of a table alias; both engines support row values. */
+export function afterPosition(after: Position, table?: string): RawBuilder<boolean> {
+  const column = (name: string) => sql.ref(table === undefined ? name : `${table}.${name}`);
+  return sql<boolean>`(${column('created_at')}, ${column('id')}) > (${after.createdAt}, ${after.id})`;
 }
 
 /**
@@ -18,11 +15,8 @@ export async function keysetPage<Row, DB, TB extends keyof DB>(
   filtered: SelectQueryBuilder<DB, TB, object>,
   q: PageQuery,
 ): Promise<{ rows: Row[]; total: number }> {
-  const rows = await afterPosition(filtered.selectAll(), q.after)
-    .orderBy(sql`created_at`)
-    .orderBy(sql`id`)
-    .limit(q.limit + 1)
-    .execute();
+  const page = q.after ? filtered.where(afterPosition(q.after)) : filtered;
+  const rows = await page.selectAll().orderBy(sql`created_at`).orderBy(sql`id`).limit(q.limit + 1).execute();
   const counted = (await filtered.select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow()) as { total: number | string };
   return { rows: rows as Row[], total: Number(counted.total) };
 }

@@ -1,5 +1,5 @@
 import { Migrator, type Migration } from 'kysely';
-import type { Engine, Store } from './db.js';
+import type { Engine, Store } from './store.js';
 import { migrations } from './migrations/index.js';
 
 /** Applies every pending migration in order; safe to call from several processes at once. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Engine, Executor, Store } from './db.js';
+import type { Engine, Executor, Store } from './store.js';
 import { PreparedRead } from './prepared.js';
 import type { BeneficialOwnerRow } from './tables/beneficial-owners.js';
 

@@ -1,5 +1,5 @@
 import type { CompiledQuery } from 'kysely';
-import type { Db, Store } from './db.js';
+import type { Db, Store } from './store.js';
 
 /**
  * A read query built once with the query builder and compiled once; each call only binds its

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Executor } from './db.js';
+import type { Executor } from './store.js';
 
 /**
  * Returns the server secret stored under `key`, creating it on first use. Insert-or-ignore then

@@ -1,9 +1,9 @@
-import type { Executor, Store } from './db.js';
-import { PreparedRead } from './prepared.js';
-import type { PageQuery } from '../domain/pagination.js';
-import type { ApiTokenRow } from './tables/foundation.js';
 import type { Database } from './database.js';
+import type { Executor, Store } from './store.js';
 import { keysetPage } from './keyset.js';
+import type { PageQuery } from './page.js';
+import { PreparedRead } from './prepared.js';
+import type { ApiTokenRow } from './tables/foundation.js';
 
 export async function insertPlatform(db: Executor, row: { id: string; name: string; created_at: number }): Promise<void> {
   await db.insertInto('platforms').values(row).execute();

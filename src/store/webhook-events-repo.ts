@@ -1,4 +1,4 @@
-import type { Executor } from './db.js';
+import type { Executor } from './store.js';
 import type { WebhookEventRow } from './tables/webhook-events.js';
 
 export async function insertWebhookEvent(db: Executor, row: WebhookEventRow): Promise<void> {

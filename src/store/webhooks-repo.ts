@@ -1,8 +1,8 @@
-import type { PageQuery } from '../domain/pagination.js';
-import type { Executor } from './db.js';
 import type { Selectable } from 'kysely';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
+import type { PageQuery } from './page.js';
+import type { Executor } from './store.js';
 import type { DeliveryState } from './tables/webhook-events.js';
 import type { PlatformWebhookConfigRow, WebhookAttemptRow } from './tables/webhooks.js';
 

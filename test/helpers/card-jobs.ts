@@ -3,7 +3,7 @@ import { CARD_SIMULATION_JOB } from '../../src/domain/card-simulations.js';
 import type { Services } from '../../src/domain/services.js';
 import { cardSimulationHandler } from '../../src/jobs/card-simulation.js';
 import { Worker } from '../../src/jobs/worker.js';
-import type { Executor } from '../../src/store/db.js';
+import type { Executor } from '../../src/store/store.js';
 
 export async function queuedCardJobs(db: Executor): Promise<number> {
   const r = await db

@@ -5,7 +5,7 @@ import { openServices, type Services } from '../../src/domain/services.js';
 import { cardSimulationHandler } from '../../src/jobs/card-simulation.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { claimDueJobs } from '../../src/store/jobs-repo.js';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/store.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/store.js';
 import { migrateToLatest } from '../../src/store/migrator.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { loadOrCreateSecret } from '../../src/store/settings-repo.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/store.js';
 import { migrateToLatest } from '../../src/store/migrator.js';
 import { insertPlatform } from '../../src/store/tokens-repo.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';

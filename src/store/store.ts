@@ -1,0 +1,35 @@
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import type { Database } from './database.js';
+import { openPostgres } from './postgres.js';
+import { openSqlite } from './sqlite.js';
+
+export type Engine = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+/** A handle that can run queries: the database itself or an open transaction. */
+export type Executor = Db | Trx;
+
+export interface Store {
+  db: Db;
+  engine: Engine;
+  /**
+   * Runs a compiled read outside any write transaction, for hot paths; it sees every commit made
+   * before it was asked for. On SQLite it uses a second, read-only connection, so it never queues
+   * behind a writer's open transaction, and the reads asked for in one turn of the event loop run
+   * together at its end in one read transaction. On PostgreSQL it is a pool query.
+   */
+  read<R>(query: CompiledQuery<R>): Promise<R[]>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** PostgreSQL pool size per process. */
+  poolSize?: number;
+}
+
+/** PostgreSQL when a URL is given, otherwise the SQLite file in the data directory. */
+export function openStore(opts: StoreOptions): Store {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openSqlite(opts.dataDir);
+}
