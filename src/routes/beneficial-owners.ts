@@ -1,58 +1,7 @@
-import { Type } from 'typebox';
-import { ID_TYPES, KYC_STATUSES, OWNER_ROLES, type BeneficialOwnerPatch, type NewBeneficialOwner, type OwnerPage } from '../domain/beneficial-owners.js';
-import { errorResponses, IdParamSchema, pageSchema, PageQuerySchema } from '../http/schemas.js';
-import { AddressSchema, CountryCodeSchema, EmailSchema, PastDateSchema, PhoneNumberSchema } from './customers.js';
+import type { BeneficialOwnerPatch, NewBeneficialOwner, OwnerPage } from '../domain/beneficial-owners.js';
+import { BeneficialOwnerSchema, CreateOwnerBody, ListOwnersQuery, PatchOwnerBody } from '../schemas/beneficial-owners.js';
+import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import type { RouteModule } from './types.js';
-
-const name = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
-
-const personalInfoFields = {
-  firstName: name('First name'),
-  middleName: Type.Optional(name('Middle name')),
-  lastName: name('Last name'),
-  birthDate: PastDateSchema('Date of birth, YYYY-MM-DD, in the past'),
-  nationality: CountryCodeSchema('ISO 3166-1 alpha-2 country code'),
-  email: Type.Optional(EmailSchema),
-  phoneNumber: Type.Optional(PhoneNumberSchema),
-  address: AddressSchema,
-  idType: Type.Enum([...ID_TYPES]),
-  identifier: Type.String({ minLength: 1, maxLength: 64, description: 'The identification number or value' }),
-  countryOfIssuance: Type.Optional(CountryCodeSchema('ISO 3166-1 alpha-2 code of the country that issued the identification')),
-};
-
-const PersonalInfoSchema = Type.Object(personalInfoFields, { additionalProperties: false });
-const PersonalInfoPatchSchema = Type.Partial(PersonalInfoSchema, { additionalProperties: false, description: 'Only the given fields change; address, if given, is replaced whole' });
-const RolesSchema = Type.Array(Type.Enum([...OWNER_ROLES]), { minItems: 1, uniqueItems: true, description: 'Roles of the person within the business; at least one, no duplicates' });
-const OwnershipSchema = Type.Integer({ minimum: 0, maximum: 100, description: 'Percentage of ownership, 0 to 100' });
-
-export const BeneficialOwnerSchema = Type.Object(
-  {
-    id: Type.String({ examples: ['BeneficialOwner:019542f5-b3e7-7d02-8000-000000000001'] }),
-    customerId: Type.String({ description: 'The business customer the owner belongs to' }),
-    roles: Type.Array(Type.Enum([...OWNER_ROLES])),
-    ownershipPercentage: OwnershipSchema,
-    personalInfo: PersonalInfoSchema,
-    kycStatus: Type.Enum([...KYC_STATUSES]),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.Optional(Type.String({ format: 'date-time' })),
-  },
-  { description: 'A natural person associated with a business customer' },
-);
-
-const CreateBody = Type.Object(
-  { customerId: Type.String({ minLength: 1, maxLength: 128 }), roles: RolesSchema, ownershipPercentage: OwnershipSchema, personalInfo: PersonalInfoSchema },
-  { additionalProperties: false },
-);
-
-const PatchBody = Type.Object(
-  { roles: Type.Optional(RolesSchema), ownershipPercentage: Type.Optional(OwnershipSchema), personalInfo: Type.Optional(PersonalInfoPatchSchema) },
-  { additionalProperties: false, minProperties: 1 },
-);
-
-const ListQuery = Type.Object(
-  { customerId: Type.String({ minLength: 1, maxLength: 128, description: 'The business customer identifier' }), ...PageQuerySchema },
-  { additionalProperties: false },
-);
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -77,7 +26,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
         tags,
         summary: 'Create a beneficial owner',
         description: 'Adds an owner to a BUSINESS customer of the platform; any other customerId is a 400 on field customerId. kycStatus starts UNVERIFIED.',
-        body: CreateBody,
+        body: CreateOwnerBody,
         response: { 201: BeneficialOwnerSchema, ...errorResponses(400, 415) },
       },
     },
@@ -96,7 +45,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
         description:
           'Owners of a business customer, oldest first (ties by id). customerId unknown, of another platform or not a BUSINESS: 400 on customerId. ' +
           'A cursor is bound to the platform and customerId; any other cursor is a 400 on cursor. limit may change between pages.',
-        querystring: ListQuery,
+        querystring: ListOwnersQuery,
         response: { 200: pageSchema(BeneficialOwnerSchema, 'A page of beneficial owners'), ...errorResponses(400) },
       },
     },
@@ -121,7 +70,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
         summary: 'Update a beneficial owner',
         description: 'Only the given fields change, with the same rules as on creation; updatedAt is set.',
         params: IdParamSchema,
-        body: PatchBody,
+        body: PatchOwnerBody,
         response: { 200: BeneficialOwnerSchema, ...errorResponses(400, 404, 415) },
       },
     },

@@ -1,34 +1,8 @@
 import { Type } from 'typebox';
-import { PERMISSIONS, type Environment } from '../domain/tokens.js';
-import { errorResponses, IdParamSchema, pageSchema, PageQuerySchema } from '../http/schemas.js';
+import type { Environment } from '../domain/tokens.js';
+import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
+import { ApiTokenSchema, CreatedApiTokenSchema, CreateTokenBody, ListTokensQuery } from '../schemas/tokens.js';
 import type { RouteModule } from './types.js';
-
-const PermissionSchema = Type.Enum([...PERMISSIONS], {
-  description: 'VIEW: read data; TRANSACT: send payments; MANAGE: manage configuration, tokens and customers',
-});
-
-const ApiTokenSchema = Type.Object({
-  id: Type.String({ examples: ['Token:019542f5-b3e7-7d02-8000-000000000001'] }),
-  name: Type.String(),
-  permissions: Type.Array(PermissionSchema),
-  clientId: Type.String({ description: 'Username for HTTP Basic authentication (the token id is accepted too)' }),
-  environment: Type.Enum(['sandbox', 'production']),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-});
-
-const CreatedApiTokenSchema = Type.Object(
-  { ...ApiTokenSchema.properties, clientSecret: Type.String({ description: 'Shown only in this response; stored only as a digest' }) },
-  { description: 'The new token, with its secret' },
-);
-
-const CreateTokenBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    permissions: Type.Array(PermissionSchema, { minItems: 1, uniqueItems: true }),
-  },
-  { additionalProperties: false },
-);
 
 const tags = ['API Tokens'];
 
@@ -57,7 +31,7 @@ export const tokenRoutes: RouteModule = (app, { tokens }) => {
       schema: {
         tags,
         summary: 'List API tokens',
-        querystring: Type.Object({ ...PageQuerySchema, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false }),
+        querystring: ListTokensQuery,
         response: { 200: pageSchema(ApiTokenSchema, 'A page of API tokens'), ...errorResponses(400) },
       },
     },

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { expect, it } from 'vitest';
-import { pageSchema } from '../../src/http/schemas.js';
-import { BeneficialOwnerSchema } from '../../src/routes/beneficial-owners.js';
+import { pageSchema } from '../../src/schemas/common.js';
+import { BeneficialOwnerSchema } from '../../src/schemas/beneficial-owners.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
 import { createBusiness, createOwner, fieldErrors, ownerInput } from '../helpers/owners.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';

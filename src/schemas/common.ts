@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { ERROR_CATALOGUE, type ErrorStatus } from './error-catalogue.js';
+import { ERROR_CATALOGUE, type ErrorStatus } from '../http/error-catalogue.js';
 
 export const FieldConstraintSchema = Type.Object(
   {

@@ -1,0 +1,38 @@
+import { Type } from 'typebox';
+
+const MAX_AMOUNT = 100_000_000_000;
+const Amount = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description });
+const CardTransactionId = Type.String({ minLength: 1, maxLength: 128, description: 'The CardTransaction to act against; it must be on this card' });
+
+export const AuthorizationBody = Type.Object(
+  {
+    amount: Amount('Amount to authorize, in the smallest unit of the currency'),
+    currency: Type.Optional(
+      Type.Object({ code: Type.String({ pattern: '^[A-Z]{3}$', description: "Must be the card's currency; defaults to it" }) }, { additionalProperties: false }),
+    ),
+    merchant: Type.Object(
+      {
+        descriptor: Type.String({ minLength: 1, maxLength: 100 }),
+        mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Merchant category code' })),
+        country: Type.Optional(Type.String({ format: 'iso3166-1-alpha-2' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export const AmountBody = (what: string) =>
+  Type.Object({ cardTransactionId: CardTransactionId, amount: Amount(what) }, { additionalProperties: false });
+export const SimulationRequest = Type.Object({ cardTransactionId: CardTransactionId }, { additionalProperties: false, description: 'Sandbox card simulation request' });
+
+export const SimulationResponse = Type.Object(
+  { issuerTransactionToken: Type.String({ description: 'Fresh per call; the landed card operation and its webhook carry it' }) },
+  { description: 'Accepted; the operation lands in the background' },
+);
+export const AuthorizationResponse = Type.Object(
+  {
+    issuerTransactionToken: SimulationResponse.properties.issuerTransactionToken,
+    cardTransactionId: Type.String({ description: 'The id the new transaction will have; later simulations may name it at once' }),
+  },
+  { description: 'Accepted; the transaction appears (AUTHORIZED) when the authorization lands' },
+);

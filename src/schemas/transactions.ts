@@ -1,0 +1,63 @@
+import { Type } from 'typebox';
+import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/card-transactions.js';
+import { CurrencySchema } from './cards.js';
+import { PageQuerySchema } from './common.js';
+
+const CurrencyAmountSchema = Type.Object({
+  amount: Type.Integer({ description: 'In the smallest unit of the currency (cents for USD)' }),
+  currency: CurrencySchema,
+});
+
+const SummarySchema = Type.Object({ count: Type.Integer(), totalAmount: Type.Integer() });
+
+const CardOperationSchema = Type.Object(
+  {
+    id: Type.String(),
+    kind: Type.Enum([...OPERATION_KINDS]),
+    amount: Type.Optional(
+      Type.Integer({ description: 'What the operation moved; for an expiry the released hold, for a return reversal the reversed return' }),
+    ),
+    issuerTransactionToken: Type.String({ description: 'The token the simulate call answered with' }),
+    status: Type.Enum(['PENDING', 'LANDED', 'REJECTED'], {
+      description: 'PENDING: accepted, not processed yet. LANDED: applied. REJECTED: no longer applied when processed; changed nothing',
+    }),
+    reason: Type.Optional(Type.String({ description: 'Why a REJECTED operation did not apply' })),
+    acceptedAt: Type.String({ format: 'date-time' }),
+    processedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When it landed or was rejected' })),
+  },
+  { description: 'One card operation (issuer event) against the transaction' },
+);
+
+export const CardTransactionSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['CardTransaction:019542f5-b3e7-7d02-8000-000000000100'] }),
+    type: Type.Literal('CARD'),
+    status: Type.Enum([...CARD_TRANSACTION_STATUSES], {
+      description:
+        'AUTHORIZED: held, nothing settled. PARTIALLY_SETTLED: part settled. SETTLED: all settled. REFUNDED: the net settled amount ' +
+        'was returned in full. EXCEPTION: settled but the funding pull failed. EXPIRED: the authorization lapsed; the hold is released',
+    }),
+    direction: Type.Literal('DEBIT'),
+    cardId: Type.String(),
+    customerId: Type.String({ description: 'The cardholder' }),
+    platformCustomerId: Type.Optional(Type.String()),
+    merchant: Type.Object({ descriptor: Type.String(), mcc: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
+    authorizedAmount: CurrencyAmountSchema,
+    settledAmount: CurrencyAmountSchema,
+    refundedAmount: CurrencyAmountSchema,
+    settlementSummary: SummarySchema,
+    refundSummary: SummarySchema,
+    issuerTransactionToken: Type.String({ description: "The authorization's issuer transaction token" }),
+    authorizedAt: Type.String({ format: 'date-time' }),
+    lastEventAt: Type.String({ format: 'date-time' }),
+    createdAt: Type.String({ format: 'date-time', description: 'Same as authorizedAt' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+    operations: Type.Array(CardOperationSchema, { description: 'Every operation accepted against the transaction, in acceptance order' }),
+  },
+  { description: 'A card transaction: an authorization and everything reconciled against it' },
+);
+
+export const ListTransactionsQuery = Type.Object(
+  { ...PageQuerySchema, cardId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Only this card\'s transactions' })) },
+  { additionalProperties: false },
+);
