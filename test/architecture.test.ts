@@ -1,0 +1,89 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../src', import.meta.url));
+
+/** Static imports and re-exports (`import ... from`, `export ... from`, `import '...'`), `import('...')` calls and types. */
+const IMPORT_PATTERNS = [/\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g];
+
+interface Import {
+  /** The importing file, relative to src/, e.g. `store/owners-repo.ts`. */
+  file: string;
+  /** What it imports: a file relative to src/ (`domain/ids.ts`) or a package name (`fastify`, `node:http`). */
+  target: string;
+  /** True when the target is a file of src/. */
+  local: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+function importsOf(path: string): Import[] {
+  const source = readFileSync(path, 'utf8');
+  const file = relative(SRC, path);
+  const specifiers = new Set(IMPORT_PATTERNS.flatMap((p) => [...source.matchAll(p)].map((m) => m[1]!)));
+  return [...specifiers].map((s) =>
+    s.startsWith('.')
+      ? { file, target: relative(SRC, resolve(dirname(path), s)).replace(/\.js$/, '.ts'), local: true }
+      : { file, target: packageName(s), local: false },
+  );
+}
+
+const IMPORTS = sourceFiles(SRC).flatMap(importsOf);
+
+/** The folder under src/ a file lives in (`store`, `domain`, ...); '' for the files at the top. */
+const layerOf = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : '');
+
+function violations(rule: (i: Import) => boolean): string[] {
+  return IMPORTS.filter(rule).map((i) => `${i.file} imports ${i.target}`);
+}
+
+const NETWORK_MODULES = new Set(['node:http', 'node:https', 'node:http2', 'node:net', 'node:tls', 'node:dgram', 'http', 'https', 'net', 'undici']);
+const HTTP_FRAMEWORK = (name: string) => name === 'fastify' || name.startsWith('@fastify/') || name === 'find-my-way';
+/** Files of routes/ that are not a resource's routes: the list of them and their shared type. */
+const ROUTE_SUPPORT = new Set(['routes/index.ts', 'routes/types.ts']);
+
+describe('architecture: data flows route -> domain -> store', () => {
+  it('reads the imports it checks', () => {
+    // A scanner that found nothing would pass every rule below.
+    expect(IMPORTS.length).toBeGreaterThan(200);
+    expect(IMPORTS).toContainEqual({ file: 'domain/services.ts', target: 'store/store.ts', local: true });
+    expect(IMPORTS).toContainEqual({ file: 'routes/index.ts', target: 'routes/cards.ts', local: true });
+    expect(IMPORTS).toContainEqual({ file: 'app.ts', target: 'fastify', local: false });
+    expect(IMPORTS).toContainEqual({ file: 'server.ts', target: 'v8-flags.ts', local: true });
+  });
+
+  it('store/ imports nothing from the layers above it', () => {
+    expect(violations((i) => layerOf(i.file) === 'store' && i.local && ['domain', 'http', 'routes', 'schemas', 'jobs', 'cli'].includes(layerOf(i.target)))).toEqual([]);
+  });
+
+  it('domain/ imports no HTTP framework and no layer above it', () => {
+    expect(violations((i) => layerOf(i.file) === 'domain' && (i.local ? ['http', 'routes', 'schemas', 'jobs', 'cli'].includes(layerOf(i.target)) : HTTP_FRAMEWORK(i.target)))).toEqual([]);
+  });
+
+  it('domain/ does no network I/O: no HTTP or socket module', () => {
+    expect(violations((i) => layerOf(i.file) === 'domain' && !i.local && NETWORK_MODULES.has(i.target))).toEqual([]);
+  });
+
+  it('routes/ never touch store/', () => {
+    expect(violations((i) => layerOf(i.file) === 'routes' && i.local && layerOf(i.target) === 'store')).toEqual([]);
+  });
+
+  it('no route file imports another route file', () => {
+    expect(violations((i) => layerOf(i.file) === 'routes' && i.file !== 'routes/index.ts' && i.local && layerOf(i.target) === 'routes' && !ROUTE_SUPPORT.has(i.target))).toEqual([]);
+  });
+
+  it('schemas/ import no route and no store', () => {
+    expect(violations((i) => layerOf(i.file) === 'schemas' && i.local && ['routes', 'store'].includes(layerOf(i.target)))).toEqual([]);
+  });
+});
