@@ -30,7 +30,6 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -16,7 +16,3 @@ export type IdType =
 export function newId(type: IdType): string {
   return `${type}:${uuidv7()}`;
 }
-
-export function isIdOf(type: IdType, id: string): boolean {
-  return id.startsWith(`${type}:`);
-}

@@ -72,10 +72,7 @@ export const ERROR_CATALOGUE = {
 type Catalogue = typeof ERROR_CATALOGUE;
 export type ErrorStatus = keyof Catalogue;
 export type ErrorCode = { [S in ErrorStatus]: keyof Catalogue[S] }[ErrorStatus];
-export type CodeOf<S extends ErrorStatus> = keyof Catalogue[S] & string;
 
 export const STATUS_OF_CODE = Object.fromEntries(
   Object.entries(ERROR_CATALOGUE).flatMap(([status, codes]) => Object.keys(codes).map((code) => [code, Number(status)])),
 ) as Record<ErrorCode, ErrorStatus>;
-
-export const ERROR_STATUSES = Object.keys(ERROR_CATALOGUE).map(Number) as ErrorStatus[];

@@ -94,10 +94,6 @@ export async function operationsOf(db: Executor, transactionIds: string[]): Prom
     .execute();
 }
 
-export async function findCardOperation(db: Executor, id: string): Promise<CardOperationRow | undefined> {
-  return db.selectFrom('card_operations').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export async function finishCardOperation(
   db: Executor,
   id: string,

@@ -53,7 +53,3 @@ export async function revokeToken(db: Executor, platformId: string, id: string, 
 export async function listAllTokens(db: Executor): Promise<ApiTokenRow[]> {
   return db.selectFrom('api_tokens').selectAll().where('revoked_at', 'is', null).orderBy('created_at').orderBy('id').execute();
 }
-
-export async function findTokenAnyPlatform(db: Executor, id: string): Promise<ApiTokenRow | undefined> {
-  return db.selectFrom('api_tokens').selectAll().where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
-}

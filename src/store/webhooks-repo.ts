@@ -51,16 +51,6 @@ export async function insertWebhookAttempt(db: Executor, row: WebhookAttemptRow)
   await db.insertInto('webhook_attempts').values(row).execute();
 }
 
-export interface EventDeliveryUpdate {
-  delivery_state: DeliveryState;
-  updated_at: number;
-  last_attempt_at?: number;
-  next_attempt_at?: number | null;
-  delivered_at?: number;
-  /** Counts one more attempt. */
-  attempted?: boolean;
-}
-
 /**
  * Records one delivery attempt's outcome on its event. A failure never undoes DELIVERED: it can
  * only come from a stale delivery that a redelivery already beat.
