@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import type { Engine, Executor, Store } from './store.js';
+import { afterPosition } from './keyset.js';
 import { PreparedRead } from './prepared.js';
+import type { Engine, Executor, Store } from './store.js';
 import type { BeneficialOwnerRow } from './tables/beneficial-owners.js';
 
 /** A page as read: the customer's facts and the page's owners already joined into JSON list text. */
@@ -40,20 +41,20 @@ const EMPTY = Buffer.alloc(0);
 /**
  * The page in one statement, so the count and the rows come from one snapshot: the customer
  * (checked against the platform) and up to limit + 1 owners after the position, read as one range
- * of the (customer_id, created_at, id) key and aggregated by the database into two strings (the
- * owners' JSON and their positions), so the application handles one row instead of limit + 1.
- * SQLite aggregates rows in the order the limited subquery yields them (a window function or an
- * ordered aggregate would copy every body once more, about half the cost of the read at 1M owners);
- * PostgreSQL needs the explicit ORDER BY.
+ * of the (customer_id, created_at, id) key and aggregated by the database into one string (the
+ * owners' JSON), so the application handles one row instead of limit + 1. Both engines order the
+ * aggregate itself: the order of an aggregate's input is otherwise undefined, whatever the
+ * subquery's ORDER BY. On SQLite (3.44+) that sorts the page's bodies once more: 15 -> 24 us per
+ * statement at limit 20, 32 -> 80 us at limit 100 (1,000 owners of one customer).
  */
 const pageQuery = (engine: Engine, a: PageArgs, fromStart: boolean) => {
   const aggregates =
     engine === 'sqlite'
-      ? sql`cast(group_concat(body, ${sql.lit(SEPARATOR)}) as blob) as bodies`
+      ? sql`cast(group_concat(body, ${sql.lit(SEPARATOR)} order by created_at, id) as blob) as bodies`
       : sql`convert_to(string_agg(body, ${sql.lit(SEPARATOR)} order by created_at, id), 'UTF8') as bodies`;
   // The first page has no lower bound: a plain prefix seek, without the row-value comparison (about
   // an eighth of the statement's time on SQLite).
-  const after = fromStart ? sql`` : sql`and (created_at, id) > (${a.afterCreatedAt}, ${a.afterId})`;
+  const after = fromStart ? sql`` : sql`and ${afterPosition({ createdAt: a.afterCreatedAt, id: a.afterId })}`;
   return sql<PageRow>`
     select c.customer_type, c.owner_count, p.n, p.bodies
     from customers c, (
