@@ -1,7 +1,7 @@
-import type { Store } from '../store/store.js';
 import { countNewOwner } from '../store/customers-repo.js';
 import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../store/owners-repo.js';
 import type { Position } from '../store/page.js';
+import type { Store } from '../store/store.js';
 import { NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import type { Cursors } from './pagination.js';

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import type { Store } from '../store/store.js';
 import * as repo from '../store/cards-repo.js';
 import { findCustomer } from '../store/customers-repo.js';
+import type { Store } from '../store/store.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../store/tables/cards.js';
 import type { CardTransactionStatus, Ledger, LedgerStatus, OperationKind } from './card-transactions.js';
 import { NotFoundError, ValidationError } from './errors.js';

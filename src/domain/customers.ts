@@ -1,5 +1,5 @@
-import type { Store } from '../store/store.js';
 import * as repo from '../store/customers-repo.js';
+import type { Store } from '../store/store.js';
 import type { CustomerRow, CustomerType } from '../store/tables/customers.js';
 import type { Address, KycStatus } from './beneficial-owners.js';
 import { NotFoundError, type FieldError } from './errors.js';

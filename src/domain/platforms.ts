@@ -1,5 +1,5 @@
-import type { Store } from '../store/store.js';
 import { claimOnce } from '../store/settings-repo.js';
+import type { Store } from '../store/store.js';
 import { insertPlatform } from '../store/tokens-repo.js';
 import { newId } from './ids.js';
 import { PERMISSIONS, type CreatedApiToken, type Environment, type TokenService } from './tokens.js';

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { Config } from '../config.js';
-import { openStore, type Store } from '../store/store.js';
 import { migrateToLatest } from '../store/migrator.js';
 import { loadOrCreateSecret } from '../store/settings-repo.js';
+import { openStore, type Store } from '../store/store.js';
 import { BeneficialOwnerService } from './beneficial-owners.js';
 import { CardSimulations } from './card-simulations.js';
 import { CardService } from './cards.js';

@@ -1,7 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store } from '../store/store.js';
-import * as repo from '../store/tokens-repo.js';
 import type { ApiTokenRow } from '../store/tables/foundation.js';
+import * as repo from '../store/tokens-repo.js';
 import { NotFoundError } from './errors.js';
 import { newId } from './ids.js';
 import type { Cursors, Page } from './pagination.js';

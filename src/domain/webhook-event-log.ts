@@ -1,8 +1,8 @@
 import type { EventEmitter } from 'node:events';
 import type { Selectable } from 'kysely';
 import type { Database } from '../store/database.js';
-import type { Store } from '../store/store.js';
 import { enqueueJob } from '../store/jobs-repo.js';
+import type { Store } from '../store/store.js';
 import type { DeliveryState } from '../store/tables/webhook-events.js';
 import type { WebhookAttemptRow } from '../store/tables/webhooks.js';
 import { findWebhookEventRow, listWebhookAttempts, listWebhookEvents, setEventState } from '../store/webhooks-repo.js';

@@ -1,5 +1,5 @@
-import type { Trx } from '../store/store.js';
 import { enqueueJob } from '../store/jobs-repo.js';
+import type { Trx } from '../store/store.js';
 import { insertWebhookEvent } from '../store/webhook-events-repo.js';
 import { newId } from './ids.js';
 

@@ -1,5 +1,5 @@
-import type { Logger } from '../logger.js';
 import type { Services } from '../domain/services.js';
+import type { Logger } from '../logger.js';
 import type { Trx } from '../store/store.js';
 import type { JobRow } from '../store/tables/jobs.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Logger } from '../logger.js';
 import type { Services } from '../domain/services.js';
+import type { Logger } from '../logger.js';
 import { claimDueJobs, finishJob } from '../store/jobs-repo.js';
 import type { JobRow } from '../store/tables/jobs.js';
 import { retryDelayMs } from './backoff.js';

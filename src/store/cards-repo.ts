@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Database } from './database.js';
-import type { Engine, Executor } from './store.js';
 import { afterPosition, keysetPage } from './keyset.js';
 import type { PageQuery } from './page.js';
+import type { Engine, Executor } from './store.js';
 import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
 
 export type CardTransactionView = CardTransactionRow & { platform_customer_id: string | null };

@@ -1,6 +1,6 @@
 import { Migrator, type Migration } from 'kysely';
-import type { Engine, Store } from './store.js';
 import { migrations } from './migrations/index.js';
+import type { Engine, Store } from './store.js';
 
 /** Applies every pending migration in order; safe to call from several processes at once. */
 export async function migrateToLatest(store: Store): Promise<void> {

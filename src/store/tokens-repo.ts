@@ -1,8 +1,8 @@
 import type { Database } from './database.js';
-import type { Executor, Store } from './store.js';
 import { keysetPage } from './keyset.js';
 import type { PageQuery } from './page.js';
 import { PreparedRead } from './prepared.js';
+import type { Executor, Store } from './store.js';
 import type { ApiTokenRow } from './tables/foundation.js';
 
 export async function insertPlatform(db: Executor, row: { id: string; name: string; created_at: number }): Promise<void> {
