@@ -101,6 +101,30 @@ describe('sending one webhook', () => {
     expect(written).toBe(afterClose);
   });
 
+  it('keeps to the timeout when the status came but the body stalls: the status decides, the excerpt is what arrived', async () => {
+    const stalling = await endpoint((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial');
+    });
+    const outcome = await send(stalling.url, 300);
+    expect(outcome).toMatchObject({ ok: true, status: 200, error: undefined, responseExcerpt: 'partial' });
+    expect(outcome.latencyMs).toBeGreaterThanOrEqual(280);
+    expect(outcome.latencyMs).toBeLessThan(1500);
+  });
+
+  it('keeps the connection to an endpoint alive between deliveries', async () => {
+    let connections = 0;
+    const receiver = await endpoint((_req, res) => res.end('ok'));
+    receiver.server.on('connection', () => (connections += 1));
+    for (let i = 0; i < 3; i++) {
+      expect(await send(receiver.url)).toMatchObject({ ok: true, status: 200, responseExcerpt: 'ok' });
+      // The pool frees the connection a turn after the answer; a delivery sent sooner gets another one.
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(receiver.requests).toHaveLength(3);
+    expect(connections).toBe(1);
+  });
+
   it('does not follow a redirect: a 302 is a failed attempt', async () => {
     const target = await endpoint((_req, res) => res.end('moved here'));
     const redirecting = await endpoint((_req, res) => res.writeHead(302, { location: target.url }).end('see elsewhere'));
