@@ -1,26 +1,26 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { startServerProcess } from '../src/cli/server-process.js';
+import type { ServerProcess } from '../src/cli/server-process.js';
+import { ENGINE_LABEL, parseEngines, roundOrder, startServer, type Engine } from './engines.js';
+import { API, customerIds, ownersDataSet, type DataSet } from './owners-data-set.js';
+import { PAGE_LATENCY_PLAN, comparePageLatencyByTableSize } from './page-latency-by-table-size.js';
+import { alignedTable, ratio } from './report.js';
 import { median, percentile } from './stats.js';
 
 /**
- * `npm run bench -- list-owners [--owners 1000,1000000] [--customers 1000] [--duration 10]
- * [--connections 64] [--limit 20] [--processes 1,2] [--fresh]`: for each data set, seeds (or reuses) it under
- * .bench-data/, starts the real server and a bare constant-body Fastify server, loads both with
- * autocannon (each request for a random customer) and prints throughput, latency and the ratio.
+ * `npm run bench -- list-owners [--engine sqlite|postgres|both] [--owners 1000,1000000]
+ * [--customers 1000] [--duration 10] [--connections 64] [--limit 20] [--processes 1,2] [--fresh]`:
+ * for each data set, seeds (or reuses) it on each engine, starts the real server on each and a bare
+ * constant-body Fastify server, loads them in turn with autocannon (each request for a random
+ * customer) and prints throughput, latency, each engine's ratio to the floor and PostgreSQL/SQLite.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const API = '/2025-10-13';
-
-interface Seeded {
-  clientId: string;
-  clientSecret: string;
-}
+const ROUNDS = 5;
 
 interface Measured {
   rps: number;
@@ -30,13 +30,22 @@ interface Measured {
   errors: number;
 }
 
-function child(args: string[], env: Record<string, string>, stdio: 'pipe' | 'inherit-err' = 'pipe'): ChildProcess {
-  const base = { ...process.env };
-  delete base.DATABASE_URL;
-  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+/** Something loaded in the alternating slices: the floor, or the list on one engine. */
+interface Loaded {
+  engine: Engine | 'floor';
+  base: string;
+  auth: string;
+  paths: string[];
+  slices: Measured[];
+  /** Every response's latency (ms) over the slices; kept for the lists only. */
+  latencies?: number[];
+}
+
+function floorProcess(bodyFile: string, processes: number): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'bench/constant-server.ts'], {
     cwd: ROOT,
-    env: { ...base, ...env },
-    stdio: ['ignore', 'pipe', stdio === 'pipe' ? 'pipe' : 'inherit'],
+    env: { ...process.env, BODY_FILE: bodyFile, PROCESSES: String(processes) },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
@@ -54,30 +63,12 @@ function waitFor(proc: ChildProcess, pattern: RegExp, what: string): Promise<str
   });
 }
 
-async function seed(dir: string, customers: number, perCustomer: number, fresh: boolean): Promise<Seeded> {
-  const file = join(dir, 'credentials.json');
-  if (!fresh && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Seeded;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  process.stderr.write(`Seeding ${customers} customers x ${perCustomer} owners into ${dir}\n`);
-  const proc = child(['src/cli/main.ts', 'seed', '--customers', String(customers), '--owners-per-customer', String(perCustomer), '--json'], { DATA_DIR: dir }, 'inherit-err');
-  const json = await waitFor(proc, /^(\{.*\})$/m, 'seed');
-  await new Promise((r) => proc.on('exit', r));
-  writeFileSync(file, json);
-  return JSON.parse(json) as Seeded;
-}
-
-async function customerIds(base: string, auth: string): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const res = await fetch(`${base}${API}/customers?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: auth } });
-    if (!res.ok) throw new Error(`GET /customers answered ${res.status}: ${await res.text()}`);
-    const page = (await res.json()) as { data: { id: string }[]; nextCursor?: string };
-    ids.push(...page.data.map((c) => c.id));
-    cursor = page.nextCursor;
-  } while (cursor);
-  return ids;
+function stop(proc: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null) return resolve();
+    proc.on('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
 }
 
 /** Loads `paths` for `duration` s; with `samples`, every response's latency (ms) is pushed to it. */
@@ -123,18 +114,13 @@ async function serialLatency(base: string, auth: string, paths: string[], count:
   return { p50: samples[Math.floor(count * 0.5)]!, p99: samples[Math.floor(count * 0.99)]! };
 }
 
-function stop(proc: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (proc.exitCode !== null) return resolve();
-    proc.on('exit', () => resolve());
-    proc.kill('SIGTERM');
-  });
-}
+const meanRps = (ms: Measured[]) => ms.reduce((n, m) => n + m.rps, 0) / ms.length;
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
+      engine: { type: 'string', default: 'both' },
       owners: { type: 'string', default: '1000,1000000' },
       customers: { type: 'string', default: '1000' },
       duration: { type: 'string', default: '10' },
@@ -144,156 +130,108 @@ export async function run(args: string[]): Promise<void> {
       fresh: { type: 'boolean', default: false },
     },
   });
-  const duration = Number(values.duration);
-  const rounds = 5;
-  const slice = Math.max(2, Math.round(duration / rounds));
+  const engines = parseEngines(values.engine);
+  const slice = Math.max(2, Math.round(Number(values.duration) / ROUNDS));
   const connections = Number(values.connections);
   const limit = Number(values.limit);
   const rows: string[][] = [];
-  const sets: DataSet[] = [];
+  const sets = new Map<Engine, DataSet[]>(engines.map((e) => [e, []]));
   for (const owners of values.owners.split(',').map(Number)) {
     const customers = Math.min(Number(values.customers), owners);
     const perCustomer = Math.max(1, Math.round(owners / customers));
-    const dir = join(ROOT, '.bench-data', `owners-${customers}x${perCustomer}`);
-    const creds = await seed(dir, customers, perCustomer, values.fresh);
-    const auth = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
-    sets.push({ owners, dir, auth });
-    const floorBodyFile = join(dir, 'floor-body.json');
+    const data = new Map<Engine, DataSet>();
+    for (const engine of engines) {
+      data.set(engine, await ownersDataSet(engine, customers, perCustomer, values.fresh));
+      sets.get(engine)!.push(data.get(engine)!);
+    }
     for (const processes of values.processes.split(',').map(Number)) {
-      const server = await startServerProcess({ DATA_DIR: dir, DATABASE_URL: undefined, WORKER_ENABLED: '0', HTTP_PROCESSES: String(processes) });
+      const servers: ServerProcess[] = [];
       let floorProc: ChildProcess | undefined;
       try {
-        const base = new URL(server.baseUrl).origin;
-        const ids = await customerIds(base, auth);
-        const paths = ids.map((id) => `${API}/beneficial-owners?customerId=${id}&limit=${limit}`);
-        const sample = await fetch(`${base}${paths[0]}`, { headers: { authorization: auth } });
-        const body = await sample.text();
-        if (sample.status !== 200) throw new Error(`list answered ${sample.status}: ${body}`);
-        // The floor: a bare Fastify route answering the same bytes from as many processes, in the same run.
-        writeFileSync(floorBodyFile, body);
-        floorProc = child(['bench/constant-server.ts'], { BODY_FILE: floorBodyFile, PROCESSES: String(processes) });
-        const floorBase = `http://127.0.0.1:${await waitFor(floorProc, /Listening on port (\d+)/, 'floor server')}`;
-        const floorPaths = paths.slice(0, 1000);
-        process.stderr.write(`${owners.toLocaleString('en')} owners, ${processes} process(es): list and floor in alternating ${slice}s slices, ${rounds} each\n`);
-        await load(floorBase, auth, floorPaths, connections, 2);
-        await load(base, auth, paths, connections, 2);
-        // Alternating slices: a shared machine's drift hits the list and its floor alike.
-        const lists: Measured[] = [];
-        const floors: Measured[] = [];
-        const latencies: number[] = [];
-        for (let r = 0; r < rounds; r++) {
-          floors.push(await load(floorBase, auth, floorPaths, connections, slice));
-          lists.push(await load(base, auth, paths, connections, slice, latencies));
+        const lists: Loaded[] = [];
+        const bodies = new Map<Engine, string>();
+        for (const engine of engines) {
+          const { db, auth } = data.get(engine)!;
+          const server = await startServer(db, { WORKER_ENABLED: '0', HTTP_PROCESSES: String(processes) });
+          servers.push(server);
+          const base = new URL(server.baseUrl).origin;
+          const paths = (await customerIds(base, auth)).map((id) => `${API}/beneficial-owners?customerId=${id}&limit=${limit}`);
+          const sample = await fetch(`${base}${paths[0]}`, { headers: { authorization: auth } });
+          bodies.set(engine, await sample.text());
+          if (sample.status !== 200) throw new Error(`${ENGINE_LABEL[engine]} list answered ${sample.status}: ${bodies.get(engine)}`);
+          lists.push({ engine, base, auth, paths, slices: [], latencies: [] });
         }
-        latencies.sort((a, b) => a - b);
-        // One connection, no queueing: the latency of a single page read end to end.
-        const serial = await serialLatency(base, auth, paths, 3000);
-        const bad = lists.reduce((n, l) => n + l.non2xx + l.errors, 0);
-        if (bad > 0) process.stderr.write(`warning: list had ${bad} non-2xx answers or errors\n`);
-        const mean = (ms: Measured[]) => ms.reduce((n, m) => n + m.rps, 0) / ms.length;
-        rows.push([
-          owners.toLocaleString('en'),
-          `${ids.length}x${perCustomer}`,
-          String(processes),
-          String(Buffer.byteLength(body)),
-          mean(lists).toFixed(0),
-          percentile(latencies, 50).toFixed(1),
-          `${percentile(latencies, 99).toFixed(1)} (${Math.min(...lists.map((l) => l.p99))}-${Math.max(...lists.map((l) => l.p99))})`,
-          serial.p50.toFixed(3),
-          mean(floors).toFixed(0),
-          `${median(floors.map((f) => f.p99))}`,
-          (mean(lists) / mean(floors)).toFixed(2),
-        ]);
+        // The floor: a bare Fastify route answering the same bytes from as many processes, in the same run.
+        const floorBodyFile = join(data.get(engines[0]!)!.db.store.dataDir, 'floor-body.json');
+        writeFileSync(floorBodyFile, bodies.get(engines[0]!)!);
+        floorProc = floorProcess(floorBodyFile, processes);
+        const floorBase = `http://127.0.0.1:${await waitFor(floorProc, /Listening on port (\d+)/, 'floor server')}`;
+        const floor: Loaded = { engine: 'floor', base: floorBase, auth: lists[0]!.auth, paths: lists[0]!.paths.slice(0, 1000), slices: [] };
+        const loaded = [floor, ...lists];
+        process.stderr.write(`${owners.toLocaleString('en')} owners, ${processes} process(es): floor and list in alternating ${slice}s slices, ${ROUNDS} each\n`);
+        for (const l of loaded) await load(l.base, l.auth, l.paths, connections, 2);
+        // Alternating slices, the order reversed every round: a shared machine's drift hits the floor and every engine alike.
+        for (let r = 0; r < ROUNDS; r++) {
+          for (const l of roundOrder(loaded, r)) l.slices.push(await load(l.base, l.auth, l.paths, connections, slice, l.latencies));
+        }
+        const floorRps = meanRps(floor.slices);
+        const figures = new Map<Engine, { rps: number; p50: number; p99: number; serialP50: number }>();
+        for (const l of lists) {
+          const engine = l.engine as Engine;
+          const latencies = l.latencies!.sort((a, b) => a - b);
+          // One connection, no queueing: the latency of a single page read end to end.
+          const serial = await serialLatency(l.base, l.auth, l.paths, 3000);
+          const bad = l.slices.reduce((n, m) => n + m.non2xx + m.errors, 0);
+          if (bad > 0) process.stderr.write(`warning: ${ENGINE_LABEL[engine]} list had ${bad} non-2xx answers or errors\n`);
+          figures.set(engine, { rps: meanRps(l.slices), p50: percentile(latencies, 50), p99: percentile(latencies, 99), serialP50: serial.p50 });
+          rows.push([
+            owners.toLocaleString('en'),
+            `${l.paths.length}x${perCustomer}`,
+            String(processes),
+            ENGINE_LABEL[engine],
+            String(Buffer.byteLength(bodies.get(engine)!)),
+            meanRps(l.slices).toFixed(0),
+            percentile(latencies, 50).toFixed(1),
+            `${percentile(latencies, 99).toFixed(1)} (${Math.min(...l.slices.map((m) => m.p99))}-${Math.max(...l.slices.map((m) => m.p99))})`,
+            serial.p50.toFixed(3),
+            floorRps.toFixed(0),
+            `${median(floor.slices.map((f) => f.p99))}`,
+            (meanRps(l.slices) / floorRps).toFixed(2),
+          ]);
+        }
+        const [sqlite, postgres] = [figures.get('sqlite'), figures.get('postgres')];
+        if (sqlite && postgres) {
+          rows.push(['', '', '', 'PG/SQLite', '', ratio(postgres.rps, sqlite.rps), ratio(postgres.p50, sqlite.p50), ratio(postgres.p99, sqlite.p99), ratio(postgres.serialP50, sqlite.serialP50), '', '', '']);
+        }
       } finally {
         if (floorProc) await stop(floorProc);
-        await server.stop();
+        for (const server of servers) await server.stop();
       }
     }
   }
-  const head = ['owners', 'customers', 'procs', 'page bytes', 'list req/s', 'p50 ms', 'p99 ms (slices)', '1-conn p50 ms', 'floor req/s', 'floor p99', 'ratio'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => c.padStart(widths[i]!)).join('  ');
+  const order = ['floor', ...engines.map((e) => ENGINE_LABEL[e])];
   process.stdout.write(
-    `\nList beneficial owners (limit ${limit}, ${connections} connections, random customer per request; list and floor (bare Fastify, as many processes, same bytes) in ${rounds} alternating ${slice}s slices each; p50 and p99 over every list response)\n`,
+    `\nList beneficial owners (limit ${limit}, ${connections} connections, random customer per request; the floor (bare Fastify, as many processes, same bytes) and ` +
+      `each engine's list in ${ROUNDS} rounds of ${slice}s slices, one at a time, in the order ${order.join(', ')} then reversed, alternately; ` +
+      'p50 and p99 over every list response; ratio = list req/s over floor req/s; PG/SQLite rows divide PostgreSQL\'s figure by SQLite\'s from the same slices)\n',
   );
-  process.stdout.write(`${line(head)}\n${rows.map(line).join('\n')}\n`);
-  if (sets.length >= 2) {
+  process.stdout.write(alignedTable(['owners', 'customers', 'procs', 'engine', 'page bytes', 'list req/s', 'p50 ms', 'p99 ms (slices)', '1-conn p50 ms', 'floor req/s', 'floor p99', 'ratio'], rows));
+  if (values.owners.split(',').length >= 2) {
     // Latency against table size compares equal pages: the smallest set again, as customers with
     // more owners than a page (1,000 owners: 40 customers x 25), against the largest. So every page
     // at both sizes is full and has more after it (a next cursor to sign), and only the table's
     // size differs; with exactly one page per customer the small set skipped the cursor (~17 us of 150).
-    const small = sets[0]!;
     const perCustomer = Math.ceil(limit * 1.25);
-    const customers = Math.max(1, Math.floor(small.owners / perCustomer));
-    const dir = join(ROOT, '.bench-data', `owners-${customers}x${perCustomer}`);
-    const creds = await seed(dir, customers, perCustomer, values.fresh);
-    const auth = `Basic ${Buffer.from(`${creds.clientId}:${creds.clientSecret}`).toString('base64')}`;
-    await compareTableSizes({ owners: customers * perCustomer, dir, auth }, sets[sets.length - 1]!, limit);
-  }
-}
-
-interface DataSet {
-  owners: number;
-  dir: string;
-  auth: string;
-}
-
-/**
- * Page latency against table size, with the noise of a shared machine taken out: both data sets
- * are served at once (one process each) and single requests alternate between them (ABBA, so
- * neither always goes first), on one kept-alive connection each, for the same page size; so drift
- * hits both alike. Five rounds of 1,000 pairs after a warm-up that visits every customer; the
- * ratio printed is the median of the rounds' ratios of medians, with their range.
- */
-async function compareTableSizes(small: DataSet, large: DataSet, limit: number): Promise<void> {
-  const servers = await Promise.all([small, large].map(async (set) => ({ set, proc: await startServerProcess({ DATA_DIR: set.dir, DATABASE_URL: undefined, WORKER_ENABLED: '0' }) })));
-  try {
-    const targets = await Promise.all(
-      servers.map(async ({ set, proc }) => {
-        const base = new URL(proc.baseUrl).origin;
-        const ids = await customerIds(base, set.auth);
-        const { hostname, port } = new URL(base);
-        return { set, hostname, port, ids, agent: new Agent({ keepAlive: true, maxSockets: 1 }) };
-      }),
-    );
-    const once = (t: (typeof targets)[number], pageLimit: number) =>
-      new Promise<number>((resolve, reject) => {
-        const path = `${API}/beneficial-owners?customerId=${t.ids[Math.floor(Math.random() * t.ids.length)]!}&limit=${pageLimit}`;
-        const started = process.hrtime.bigint();
-        const req = request({ hostname: t.hostname, port: t.port, path, agent: t.agent, headers: { authorization: t.set.auth } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e6));
-        });
-        req.on('error', reject);
-        req.end();
-      });
-    const [rounds, pairs] = [5, 1000];
-    process.stdout.write(
-      `\nPage latency against table size (full pages with a next cursor at both sizes; one connection each, requests alternating between the two servers, ${rounds} rounds of ${pairs.toLocaleString('en')} each)\n`,
-    );
-    const [smallT, largeT] = targets as [(typeof targets)[number], (typeof targets)[number]];
-    for (const pageLimit of [1, limit]) {
-      for (let i = 0; i < 2000; i++) await Promise.resolve(once(smallT, pageLimit)).then(() => once(largeT, pageLimit));
-      const ratios: number[] = [];
-      const all: [number[], number[]] = [[], []];
-      for (let r = 0; r < rounds; r++) {
-        const round: [number[], number[]] = [[], []];
-        for (let i = 0; i < pairs; i++) {
-          const order = i % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const);
-          for (const k of order) round[k].push(await once(k === 0 ? smallT : largeT, pageLimit));
-        }
-        ratios.push(median(round[1]) / median(round[0]));
-        all[0].push(...round[0]);
-        all[1].push(...round[1]);
-      }
-      const [a, b] = all.map(median) as [number, number];
-      process.stdout.write(
-        `  limit=${String(pageLimit).padEnd(3)} ${small.owners.toLocaleString('en')} owners p50 ${a.toFixed(3)} ms   ${large.owners.toLocaleString('en')} owners p50 ${b.toFixed(3)} ms   ` +
-          `ratio ${median(ratios).toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})\n`,
-      );
+    const pairsOfSets: [DataSet, DataSet][] = [];
+    for (const engine of engines) {
+      const small = sets.get(engine)![0]!;
+      const customers = Math.max(1, Math.floor(small.owners / perCustomer));
+      pairsOfSets.push([await ownersDataSet(engine, customers, perCustomer, values.fresh), sets.get(engine)!.at(-1)!]);
     }
-    for (const t of targets) t.agent.destroy();
-  } finally {
-    for (const { proc } of servers) await proc.stop();
+    const { rounds, pairs } = PAGE_LATENCY_PLAN;
+    process.stdout.write(
+      `\nPage latency against table size (full pages with a next cursor at both sizes; one engine at a time, one connection to each size, requests alternating between the two servers, ${rounds} rounds of ${pairs.toLocaleString('en')} each)\n`,
+    );
+    for (const [small, large] of pairsOfSets) await comparePageLatencyByTableSize(small, large, limit);
   }
 }

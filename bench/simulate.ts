@@ -1,53 +1,125 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startServerProcess } from '../src/cli/server-process.js';
 import autocannon from 'autocannon';
+import type { ServerProcess } from '../src/cli/server-process.js';
 import { newId } from '../src/domain/ids.js';
 import { insertCustomer } from '../src/store/customers-repo.js';
-import { openStore } from '../src/store/store.js';
-import { percentile } from './stats.js';
+import { openStore, type Store } from '../src/store/store.js';
+import { ENGINE_LABEL, describeRounds, emptyDatabase, parseEngines, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';
+import { engineTable } from './report.js';
+import { median, percentile } from './stats.js';
 
 /**
- * `npm run bench -- simulate [--duration 10] [--connections 64] [--kind authorization|clearing]
- * [--transactions 64]`: starts the real server (child process, fresh SQLite directory, in-process
- * worker, LOG_LEVEL=warn), creates a customer and a card, loads one simulator with autocannon and
- * prints accepted simulations per second and the time from acceptance to the landed operation.
+ * `npm run bench -- simulate [--engine sqlite|postgres|both] [--duration 10] [--rounds 2]
+ * [--connections 64] [--kind authorization|clearing] [--transactions 64]`: starts the real server
+ * on each engine (child process, empty database, in-process worker, LOG_LEVEL=warn), creates a
+ * customer and a card on each, then loads one simulator with autocannon, one engine at a time:
+ * each engine `rounds` times for `duration` s, in the order SQLite, PostgreSQL, PostgreSQL,
+ * SQLite, ..., each load followed by its backlog's drain. Prints accepted simulations per second
+ * and the time from acceptance to the landed operation, per engine and PostgreSQL/SQLite.
  *
- * Landing time is read from the database after the run: every operation stores `accepted_at`
+ * Landing time is read from the database after each load: every operation stores `accepted_at`
  * (taken in the transaction that commits just before the 202 is sent) and `processed_at` (taken
  * in the worker's transaction that lands it); the difference is the 202-to-landed time.
  */
 const MERCHANT = { descriptor: 'BENCH COFFEE', mcc: '5814', country: 'US' };
 
+/** One engine under test: its server, its store (read by the bench) and the requests it is loaded with. */
+interface Target {
+  engine: Engine;
+  db: BenchDatabase;
+  server: ServerProcess;
+  store: Store;
+  path: string;
+  headers: Record<string, string>;
+  nextBody: () => string;
+}
+
+/** What one engine's loads added up to. */
+interface Totals {
+  accepted: number;
+  loadSeconds: number;
+  non2xx: number;
+  errors: number;
+  apiLatencies: number[];
+  lags: number[];
+  operations: number;
+  rejected: number;
+  drains: number[];
+}
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
+      engine: { type: 'string', default: 'both' },
       duration: { type: 'string', default: '10' },
+      rounds: { type: 'string', default: '2' },
       connections: { type: 'string', default: '64' },
       kind: { type: 'string', default: 'authorization' },
       transactions: { type: 'string', default: '64' },
     },
   });
+  const engines = parseEngines(values.engine);
   const duration = Number(values.duration);
+  const rounds = Number(values.rounds);
   const connections = Number(values.connections);
   const kind = values.kind === 'clearing' ? 'clearing' : 'authorization';
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-simulate-'));
-  const server = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: undefined, WORKER_ENABLED: '1' });
-  const store = openStore({ dataDir });
+  const targets: Target[] = [];
+  try {
+    for (const engine of engines) targets.push(await prepare(engine, kind, Number(values.transactions)));
+    const totals = new Map<Engine, Totals>(engines.map((e) => [e, { accepted: 0, loadSeconds: 0, non2xx: 0, errors: 0, apiLatencies: [], lags: [], operations: 0, rejected: 0, drains: [] }]));
+    for (let r = 0; r < rounds; r++) {
+      for (const target of roundOrder(targets, r)) {
+        process.stderr.write(`round ${r + 1} of ${rounds}: ${ENGINE_LABEL[target.engine]}\n`);
+        await loadOnce(target, connections, duration, totals.get(target.engine)!);
+      }
+    }
+    const per = (f: (t: Totals) => string) => Object.fromEntries(engines.map((e) => [e, f(totals.get(e)!)]));
+    const num = (f: (t: Totals) => number) => Object.fromEntries(engines.map((e) => [e, f(totals.get(e)!)]));
+    const rate = (t: Totals) => t.accepted / t.loadSeconds;
+    const lag = (p: number) => (t: Totals) => percentile(t.lags, p);
+    const drain = (t: Totals) => median(t.drains);
+    process.stdout.write(
+      `\nSimulate ${kind} (${connections} connections, in-process worker): each engine loaded ${rounds} times for ${duration} s, ` +
+        `one engine at a time in the order ${describeRounds(engines, rounds)}, each load followed by its backlog's drain\n\n`,
+    );
+    process.stdout.write(
+      engineTable(engines, [
+        { label: 'accepted simulations (202)', values: per((t) => String(t.accepted)) },
+        { label: 'accepted simulations/s', values: per((t) => rate(t).toFixed(0)), compare: num(rate) },
+        { label: 'non-2xx / errors', values: per((t) => `${t.non2xx} / ${t.errors}`) },
+        { label: 'API latency p50 / p99 (ms)', values: per((t) => { const s = [...t.apiLatencies].sort((a, b) => a - b); return `${percentile(s, 50).toFixed(1)} / ${percentile(s, 99).toFixed(1)}`; }) },
+        { label: 'operations landed', values: per((t) => `${t.lags.length} of ${t.operations} (${t.rejected} rejected)`) },
+        { label: '202 -> landed p50 (ms)', values: per((t) => String(lag(50)(t))), compare: num(lag(50)) },
+        { label: '202 -> landed p99 (ms)', values: per((t) => String(lag(99)(t))), compare: num(lag(99)) },
+        { label: '202 -> landed max (ms)', values: per((t) => String(t.lags.at(-1) ?? NaN)) },
+        { label: 'backlog drained after a load (ms, median and range)', values: per((t) => `${drain(t)} (${Math.min(...t.drains)}-${Math.max(...t.drains)})`), compare: num(drain) },
+      ]),
+    );
+    process.stdout.write('\nLanding time = processed_at - accepted_at of each operation, read from the database after each load.\n');
+  } finally {
+    for (const t of targets) {
+      await t.server.stop();
+      await t.store.close();
+      await t.db.drop();
+    }
+  }
+}
+
+/** The server on an empty database of this engine, with a card to simulate on (and open transactions to clear). */
+async function prepare(engine: Engine, kind: 'authorization' | 'clearing', transactions: number): Promise<Target> {
+  const db = await emptyDatabase(engine, 'simulate');
+  const server = await startServer(db, { WORKER_ENABLED: '1' });
+  const store = openStore(db.store);
+  const target: Target = { engine, db, server, store, path: '', headers: {}, nextBody: () => '' };
   try {
     const base = server.baseUrl;
-    const { clientId, clientSecret: secret } = server.credentials!;
-    const headers = { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/json' };
+    target.headers = { authorization: server.auth!, 'content-type': 'application/json' };
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers: target.headers, body: JSON.stringify(body) });
       if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as Record<string, string>;
     };
-
     const { platform_id } = await store.db.selectFrom('api_tokens').select('platform_id').executeTakeFirstOrThrow();
     const customerId = newId('Customer');
     const now = Date.now();
@@ -55,67 +127,60 @@ export async function run(args: string[]): Promise<void> {
       id: customerId, platform_id, customer_type: 'INDIVIDUAL', platform_customer_id: 'bench', kyc_status: 'UNVERIFIED', data: '{}', owner_count: 0, created_at: now, updated_at: now,
     });
     const card = await post('/cards', { cardholderId: customerId, form: 'VIRTUAL' });
-    const path = `${new URL(base).pathname}/sandbox/cards/${card.id}/simulate/${kind}`;
-
-    // Clearing needs open transactions: many, so the per-transaction ordering does not serialize the run.
-    const txnIds: string[] = [];
-    if (kind === 'clearing') {
-      for (let i = 0; i < Number(values.transactions); i++) {
+    target.path = `${new URL(base).pathname}/sandbox/cards/${card.id}/simulate/${kind}`;
+    if (kind === 'authorization') {
+      const body = JSON.stringify({ amount: 1250, merchant: MERCHANT });
+      target.nextBody = () => body;
+    } else {
+      // Clearing needs open transactions: many, so the per-transaction ordering does not serialize the run.
+      const txnIds: string[] = [];
+      for (let i = 0; i < transactions; i++) {
         txnIds.push((await post(`/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1_000_000_000, merchant: MERCHANT })).cardTransactionId!);
       }
       await waitLanded(store, 0, 60_000);
+      let i = 0;
+      target.nextBody = () => JSON.stringify({ cardTransactionId: txnIds[i++ % txnIds.length], amount: 1 });
     }
-    const loadStart = Date.now();
-    let i = 0;
-    const result = await autocannon({
-      url: base.replace(/\/[^/]*$/, ''),
-      connections,
-      duration,
-      requests: [
-        {
-          method: 'POST',
-          path,
-          headers,
-          setupRequest: (req) => ({
-            ...req,
-            body: JSON.stringify(kind === 'clearing' ? { cardTransactionId: txnIds[i++ % txnIds.length], amount: 1 } : { amount: 1250, merchant: MERCHANT }),
-          }),
-        },
-      ],
-    });
-    const loadEnd = Date.now();
-    const drained = await waitLanded(store, loadStart, 120_000);
-    const ops = await store.db
-      .selectFrom('card_operations')
-      .select(['accepted_at', 'processed_at', 'status'])
-      .where('accepted_at', '>=', loadStart)
-      .execute();
-    const lags = ops.filter((o) => o.status === 'LANDED' && o.processed_at !== null).map((o) => o.processed_at! - o.accepted_at).sort((a, b) => a - b);
-    const accepted = result['2xx'];
-    const rows: [string, string][] = [
-      ['simulator', `${kind} (${connections} connections, ${duration} s, SQLite, in-process worker)`],
-      ['accepted simulations (202)', String(accepted)],
-      ['accepted simulations/s', (accepted / ((loadEnd - loadStart) / 1000)).toFixed(0)],
-      ['non-2xx / errors', `${result.non2xx} / ${result.errors}`],
-      ['API latency p50 / p99 (ms)', `${result.latency.p50} / ${result.latency.p99}`],
-      ['operations landed', `${lags.length} of ${ops.length} accepted in the run (${ops.filter((o) => o.status === 'REJECTED').length} rejected)`],
-      ['202 -> landed p50 (ms)', String(percentile(lags, 50))],
-      ['202 -> landed p99 (ms)', String(percentile(lags, 99))],
-      ['202 -> landed max (ms)', String(lags.at(-1) ?? NaN)],
-      ['backlog drained after load (ms)', String(drained - loadEnd)],
-    ];
-    const w = Math.max(...rows.map(([k]) => k.length));
-    process.stdout.write(`\n${rows.map(([k, v]) => `| ${k.padEnd(w)} | ${v} |`).join('\n')}\n\n`);
-    process.stdout.write('Landing time = processed_at - accepted_at of each operation, read from the database after the run.\n');
-  } finally {
+    return target;
+  } catch (err) {
     await server.stop();
     await store.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await db.drop();
+    throw err;
   }
 }
 
+/** One load of `duration` s and its drain, added to the engine's totals. */
+async function loadOnce(target: Target, connections: number, duration: number, totals: Totals): Promise<void> {
+  const loadStart = Date.now();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: new URL(target.server.baseUrl).origin,
+        connections,
+        duration,
+        requests: [{ method: 'POST', path: target.path, headers: target.headers, setupRequest: (req) => ({ ...req, body: target.nextBody() }) }],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => totals.apiLatencies.push(ms));
+  });
+  const loadEnd = Date.now();
+  const drained = await waitLanded(target.store, loadStart, 120_000);
+  const ops = await target.store.db.selectFrom('card_operations').select(['accepted_at', 'processed_at', 'status']).where('accepted_at', '>=', loadStart).execute();
+  totals.accepted += result['2xx'];
+  totals.loadSeconds += (loadEnd - loadStart) / 1000;
+  totals.non2xx += result.non2xx;
+  totals.errors += result.errors;
+  totals.operations += ops.length;
+  totals.rejected += ops.filter((o) => o.status === 'REJECTED').length;
+  totals.lags.push(...ops.filter((o) => o.status === 'LANDED' && o.processed_at !== null).map((o) => o.processed_at! - o.accepted_at));
+  totals.lags.sort((a, b) => a - b);
+  totals.drains.push(drained - loadEnd);
+}
+
 /** Waits until no operation accepted since `since` is pending; returns when that happened. */
-async function waitLanded(store: ReturnType<typeof openStore>, since: number, timeoutMs: number): Promise<number> {
+async function waitLanded(store: Store, since: number, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { n } = await store.db

@@ -1,53 +1,37 @@
 /**
- * `npm run bench -- webhooks [--rate 500] [--duration 20] [--steps 500,750,1000,1500,2000] [--step-duration 10] [--no-steps]`
+ * `npm run bench -- webhooks [--engine sqlite|postgres|both] [--rate 500] [--duration 10] [--rounds 2]
+ * [--steps 500,750,1000,1500,2000,3000] [--step-duration 10] [--no-steps] [--cards 16]`
  *
- * Starts the real server (SQLite in a temporary directory; PostgreSQL when DATABASE_URL is set) and
- * a local receiver that verifies every delivery with standardwebhooks. Paces card authorization
- * simulations at a fixed rate and measures, per simulation, the time from its 202 to its verified
- * webhook (matched by issuerTransactionToken). Then steps the rate up to find the highest rate at
- * which every webhook still arrives within 1 s.
+ * Starts the real server on each engine (an empty database each) and, for each, a local receiver
+ * that verifies every delivery with standardwebhooks. Paces card authorization simulations at a
+ * fixed rate and measures, per simulation, the time from its 202 to its verified webhook (matched
+ * by issuerTransactionToken): each engine `rounds` times for `duration` s, one engine at a time in
+ * the order SQLite, PostgreSQL, PostgreSQL, SQLite, .... Then steps the rate up, both engines at
+ * each step (the first alternating), to find the highest rate at which every webhook still
+ * arrives within 1 s.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startServerProcess } from '../src/cli/server-process.js';
 import { WebhookReceiver } from '../src/cli/webhook-receiver.js';
+import type { ServerProcess } from '../src/cli/server-process.js';
+import { ENGINE_LABEL, describeRounds, emptyDatabase, parseEngines, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';
+import { engineTable } from './report.js';
 import { percentile } from './stats.js';
 
 const MAX_IN_FLIGHT = 512;
 const DEADLINE_MS = 1000;
 
-interface Server {
-  baseUrl: string;
-  auth: string;
-  stop(): Promise<void>;
-}
-
-async function startServer(): Promise<Server> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'payments-bench-webhooks-'));
-  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const server = await startServerProcess({ DATA_DIR: dataDir, SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1' }, { nodeArgs });
-  if (!server.auth) {
-    await server.stop();
-    throw new Error('DATABASE_URL must name an empty database: the bench uses the credentials the server prints on its first start');
-  }
-  return {
-    baseUrl: server.baseUrl,
-    auth: server.auth,
-    stop: async () => {
-      await server.stop();
-      if (process.env.BENCH_KEEP_DATA) process.stderr.write(`kept ${dataDir}\n`);
-      else rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-
-interface PhaseResult {
+/** What one run at a fixed rate saw; `latencies` (ms, ascending) are those of the webhooks that arrived. */
+interface Phase {
   targetRate: number;
   seconds: number;
+  accepted: number;
+  refused: number;
+  latencies: number[];
+}
+
+/** One or more phases at the same rate, taken together. */
+interface PhaseResult {
+  targetRate: number;
   accepted: number;
   refused: number;
   achievedRate: number;
@@ -59,14 +43,33 @@ interface PhaseResult {
   withinDeadline: number;
 }
 
-class Bench {
+function combine(phases: Phase[]): PhaseResult {
+  const latencies = phases.flatMap((p) => p.latencies).sort((a, b) => a - b);
+  const accepted = phases.reduce((n, p) => n + p.accepted, 0);
+  return {
+    targetRate: phases[0]!.targetRate,
+    accepted,
+    refused: phases.reduce((n, p) => n + p.refused, 0),
+    achievedRate: accepted / phases.reduce((n, p) => n + p.seconds, 0),
+    delivered: latencies.length,
+    lost: accepted - latencies.length,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? NaN,
+    withinDeadline: latencies.filter((l) => l <= DEADLINE_MS).length,
+  };
+}
+
+/** One engine under test: its server, the cards it simulates on, and the receiver of its webhooks. */
+class Target {
   /** issuerTransactionToken -> time of its 202 / of its verified webhook (performance.now()). */
   private accepted = new Map<string, number>();
   private arrived = new Map<string, number>();
   private unverified = 0;
   readonly receiver: WebhookReceiver;
+  private cards: string[] = [];
 
-  constructor(private readonly server: Server, private readonly cards: string[]) {
+  private constructor(readonly engine: Engine, private readonly db: BenchDatabase, private readonly server: ServerProcess & { auth: string }) {
     this.receiver = new WebhookReceiver({
       onDelivery: (d) => {
         if (!d.verified) {
@@ -81,7 +84,50 @@ class Bench {
     this.receiver.deliveries.push = () => 0;
   }
 
-  async phase(rate: number, seconds: number): Promise<PhaseResult> {
+  /** The server on an empty database of this engine, with `cards` cards and its webhook endpoint set to a fresh receiver. */
+  static async start(engine: Engine, cards: number): Promise<Target> {
+    const db = await emptyDatabase(engine, 'webhooks');
+    // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
+    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const server = await startServer(db, { SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1' }, { nodeArgs }).catch(async (err: unknown) => {
+      await db.drop();
+      throw err;
+    });
+    if (!server.auth) {
+      await server.stop();
+      await db.drop();
+      throw new Error('the server printed no credentials: its database was not empty');
+    }
+    const target = new Target(engine, db, server as ServerProcess & { auth: string });
+    try {
+      const customer = await target.api('POST', '/customers', {
+        customerType: 'BUSINESS',
+        businessInfo: { legalName: 'Bench Co', incorporatedOn: '2020-01-01', taxId: '99-9999999' },
+        address: { line1: '1 Bench St', postalCode: '94105', country: 'US' },
+      });
+      for (let i = 0; i < cards; i++) target.cards.push((await target.api('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL' })).id);
+      await target.receiver.start();
+      const config = await target.api('PATCH', '/config', { webhookEndpoint: target.receiver.url });
+      target.receiver.secrets = [config.webhookSecret];
+      return target;
+    } catch (err) {
+      await target.stop();
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.receiver.stop();
+    await this.server.stop();
+    if (process.env.BENCH_KEEP_DATA) process.stderr.write(`kept the ${ENGINE_LABEL[this.engine]} data (${JSON.stringify(this.db.env)})\n`);
+    else await this.db.drop();
+  }
+
+  get unverifiedCount(): number {
+    return this.unverified;
+  }
+
+  async phase(rate: number, seconds: number): Promise<Phase> {
     this.accepted.clear();
     this.arrived.clear();
     let sent = 0;
@@ -126,43 +172,26 @@ class Bench {
       const got = this.arrived.get(token);
       if (got !== undefined) latencies.push(Math.max(0, got - at));
     }
-    latencies.sort((a, b) => a - b);
-    return {
-      targetRate: rate,
-      seconds,
-      accepted: this.accepted.size,
-      refused,
-      achievedRate: this.accepted.size / elapsed,
-      delivered: latencies.length,
-      lost: this.accepted.size - latencies.length,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      max: latencies.at(-1) ?? NaN,
-      withinDeadline: latencies.filter((l) => l <= DEADLINE_MS).length,
-    };
+    return { targetRate: rate, seconds: elapsed, accepted: this.accepted.size, refused, latencies: latencies.sort((a, b) => a - b) };
   }
 
-  get unverifiedCount(): number {
-    return this.unverified;
+  private async api(method: string, path: string, body?: unknown): Promise<any> {
+    const res = await fetch(`${this.server.baseUrl}${path}`, {
+      method,
+      headers: { authorization: this.server.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
   }
-}
-
-async function api(server: Server, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { authorization: server.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 const fmt = (ms: number) => (Number.isNaN(ms) ? '-' : `${ms.toFixed(1)} ms`);
 
-function printRow(r: PhaseResult): void {
+function printRow(engine: Engine, r: PhaseResult): void {
   process.stdout.write(
-    `  ${String(r.targetRate).padStart(5)}/s  achieved ${r.achievedRate.toFixed(0).padStart(5)}/s  accepted ${String(r.accepted).padStart(6)}  refused ${String(r.refused).padStart(4)}  ` +
+    `  ${ENGINE_LABEL[engine].padEnd(10)}  ${String(r.targetRate).padStart(5)}/s  achieved ${r.achievedRate.toFixed(0).padStart(5)}/s  accepted ${String(r.accepted).padStart(6)}  refused ${String(r.refused).padStart(4)}  ` +
       `lost ${String(r.lost).padStart(4)}  p50 ${fmt(r.p50).padStart(9)}  p99 ${fmt(r.p99).padStart(9)}  max ${fmt(r.max).padStart(9)}  ` +
       `within 1 s ${((100 * r.withinDeadline) / Math.max(1, r.accepted)).toFixed(2)}%\n`,
   );
@@ -172,56 +201,78 @@ export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
+      engine: { type: 'string', default: 'both' },
       rate: { type: 'string', default: '500' },
-      duration: { type: 'string', default: '20' },
+      duration: { type: 'string', default: '10' },
+      rounds: { type: 'string', default: '2' },
       steps: { type: 'string', default: '500,750,1000,1500,2000,3000' },
       'step-duration': { type: 'string', default: '10' },
       'no-steps': { type: 'boolean', default: false },
       cards: { type: 'string', default: '16' },
     },
   });
-  const server = await startServer();
-  let bench: Bench | undefined;
+  const engines = parseEngines(values.engine);
+  const rate = Number(values.rate);
+  const rounds = Number(values.rounds);
+  const targets: Target[] = [];
   try {
-    const customer = await api(server, 'POST', '/customers', {
-      customerType: 'BUSINESS',
-      businessInfo: { legalName: 'Bench Co', incorporatedOn: '2020-01-01', taxId: '99-9999999' },
-      address: { line1: '1 Bench St', postalCode: '94105', country: 'US' },
-    });
-    const cards: string[] = [];
-    for (let i = 0; i < Number(values.cards); i++) cards.push((await api(server, 'POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL' })).id);
-    bench = new Bench(server, cards);
-    await bench.receiver.start();
-    const config = await api(server, 'PATCH', '/config', { webhookEndpoint: bench.receiver.url });
-    bench.receiver.secrets = [config.webhookSecret];
-
+    for (const engine of engines) targets.push(await Target.start(engine, Number(values.cards)));
     process.stdout.write(
-      `Webhooks bench: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${cards.length} cards, JOB_CONCURRENCY=${process.env.JOB_CONCURRENCY ?? 'default'}; ` +
+      `Webhooks bench: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, ${values.cards} cards, JOB_CONCURRENCY=${process.env.JOB_CONCURRENCY ?? 'default'}; ` +
         'time from the simulate 202 to the verified webhook\n\n',
     );
-    await bench.phase(100, 2); // warm-up: connections, statement caches, JIT
-    process.stdout.write(`Fixed rate (${values.rate}/s for ${values.duration} s):\n`);
-    const main = await bench.phase(Number(values.rate), Number(values.duration));
-    printRow(main);
-
-    let best: PhaseResult | undefined;
-    if (!values['no-steps']) {
-      process.stdout.write(`\nStepping up (${values['step-duration']} s each) until a webhook takes longer than 1 s or is lost:\n`);
-      for (const rate of values.steps.split(',').map(Number)) {
-        const r = await bench.phase(rate, Number(values['step-duration']));
-        printRow(r);
-        const sustained = r.lost === 0 && r.refused === 0 && r.withinDeadline === r.accepted && r.achievedRate >= 0.95 * rate;
-        if (!sustained) break;
-        best = r;
+    for (const t of targets) await t.phase(100, 2); // warm-up: connections, statement caches, JIT
+    process.stdout.write(`Fixed rate (${rate}/s): each engine ${rounds} times for ${values.duration} s, one engine at a time in the order ${describeRounds(engines, rounds)}:\n`);
+    const fixed = new Map<Engine, Phase[]>(engines.map((e) => [e, []]));
+    for (let r = 0; r < rounds; r++) {
+      for (const t of roundOrder(targets, r)) {
+        const p = await t.phase(rate, Number(values.duration));
+        printRow(t.engine, combine([p]));
+        fixed.get(t.engine)!.push(p);
       }
     }
-    process.stdout.write('\nSummary\n');
-    process.stdout.write(`  at ${values.rate}/s: p50 ${fmt(main.p50)}, p99 ${fmt(main.p99)}, lost ${main.lost} of ${main.accepted}\n`);
-    if (!values['no-steps']) process.stdout.write(`  highest sustained rate with every webhook within 1 s: ${best ? `${best.targetRate}/s (p99 ${fmt(best.p99)})` : 'none of the steps'}\n`);
-    process.stdout.write(`  deliveries failing verification: ${bench.unverifiedCount}\n`);
-    if (main.lost > 0 || bench.unverifiedCount > 0) process.exitCode = 1;
+    const main = new Map(engines.map((e) => [e, combine(fixed.get(e)!)]));
+
+    const best = new Map<Engine, PhaseResult>();
+    if (!values['no-steps']) {
+      process.stdout.write(`\nStepping up (${values['step-duration']} s each, both engines at each step, the first alternating) until a webhook takes longer than 1 s or is lost:\n`);
+      let climbing = [...targets];
+      for (const [i, stepRate] of values.steps.split(',').map(Number).entries()) {
+        if (climbing.length === 0) break;
+        for (const t of roundOrder([...climbing], i)) {
+          const r = combine([await t.phase(stepRate, Number(values['step-duration']))]);
+          printRow(t.engine, r);
+          const sustained = r.lost === 0 && r.refused === 0 && r.withinDeadline === r.accepted && r.achievedRate >= 0.95 * stepRate;
+          if (sustained) best.set(t.engine, r);
+          else climbing = climbing.filter((c) => c !== t);
+        }
+      }
+    }
+
+    const per = (f: (r: PhaseResult) => string) => Object.fromEntries(engines.map((e) => [e, f(main.get(e)!)]));
+    const num = (f: (r: PhaseResult) => number) => Object.fromEntries(engines.map((e) => [e, f(main.get(e)!)]));
+    process.stdout.write(`\nSummary (fixed rate: all ${rounds} runs of each engine taken together)\n\n`);
+    process.stdout.write(
+      engineTable(engines, [
+        ...(values['no-steps']
+          ? []
+          : [
+              {
+                label: 'highest rate with every webhook within 1 s',
+                values: Object.fromEntries(engines.map((e) => [e, best.has(e) ? `${best.get(e)!.targetRate}/s (p99 ${fmt(best.get(e)!.p99)})` : 'none of the steps'])),
+                compare: Object.fromEntries(engines.map((e) => [e, best.get(e)?.targetRate ?? NaN])),
+              },
+            ]),
+        { label: `achieved rate at ${rate}/s`, values: per((r) => `${r.achievedRate.toFixed(0)}/s`) },
+        { label: `202 -> webhook p50 at ${rate}/s`, values: per((r) => fmt(r.p50)), compare: num((r) => r.p50) },
+        { label: `202 -> webhook p99 at ${rate}/s`, values: per((r) => fmt(r.p99)), compare: num((r) => r.p99) },
+        { label: `within 1 s at ${rate}/s`, values: per((r) => `${((100 * r.withinDeadline) / Math.max(1, r.accepted)).toFixed(2)}%`) },
+        { label: `lost at ${rate}/s`, values: per((r) => `${r.lost} of ${r.accepted}`) },
+        { label: 'deliveries failing verification', values: Object.fromEntries(targets.map((t) => [t.engine, String(t.unverifiedCount)])) },
+      ]),
+    );
+    if ([...main.values()].some((r) => r.lost > 0) || targets.some((t) => t.unverifiedCount > 0)) process.exitCode = 1;
   } finally {
-    await bench?.receiver.stop();
-    await server.stop();
+    for (const t of targets) await t.stop();
   }
 }
