@@ -20,11 +20,14 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH_DATA = join(ROOT, '.bench-data');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/** The bench cannot run as asked (a bad --engine, PostgreSQL not answering): told in one line, without a stack. */
+export class BenchSetupError extends Error {}
+
 /** `--engine` as the engines to measure, SQLite first. */
 export function parseEngines(value: string): Engine[] {
   if (value === 'both') return ['sqlite', 'postgres'];
   if (value === 'sqlite' || value === 'postgres') return [value];
-  throw new Error(`--engine must be sqlite, postgres or both, not ${JSON.stringify(value)}`);
+  throw new BenchSetupError(`--engine must be sqlite, postgres or both, not ${JSON.stringify(value)}`);
 }
 
 /**
@@ -143,7 +146,7 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   try {
     await client.connect();
   } catch (err) {
-    throw new Error(`PostgreSQL at BENCH_DATABASE_URL (${ADMIN_URL}) did not answer: ${String(err)}; use --engine sqlite to measure SQLite alone`);
+    throw new BenchSetupError(`PostgreSQL at BENCH_DATABASE_URL (${ADMIN_URL}) did not answer: ${String(err)}; use --engine sqlite to measure SQLite alone`);
   }
   try {
     return await fn(client);

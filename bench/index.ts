@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { BenchSetupError } from './engines.js';
 
 /** `npm run bench -- <scenario> [options]`: runs bench/<scenario>.ts, which prints its own table. */
 const SCENARIOS = ['list-owners', 'simulate', 'webhooks'];
@@ -10,4 +11,10 @@ if (!file || !existsSync(file)) {
   process.exit(2);
 }
 const scenario = (await import(file.href)) as { run(args: string[]): Promise<void> };
-await scenario.run(args);
+try {
+  await scenario.run(args);
+} catch (err) {
+  if (!(err instanceof BenchSetupError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS'))) throw err;
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(2);
+}
