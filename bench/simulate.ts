@@ -67,33 +67,31 @@ export async function run(args: string[]): Promise<void> {
   const targets: Target[] = [];
   try {
     for (const engine of engines) targets.push(await prepare(engine, kind, Number(values.transactions)));
-    const totals = new Map<Engine, Totals>(engines.map((e) => [e, { accepted: 0, loadSeconds: 0, non2xx: 0, errors: 0, apiLatencies: [], lags: [], operations: 0, rejected: 0, drains: [] }]));
+    const totals = new Map<Engine, Totals>(engines.map((e) => [e, noLoadYet()]));
     for (let r = 0; r < rounds; r++) {
       for (const target of roundOrder(targets, r)) {
         process.stderr.write(`round ${r + 1} of ${rounds}: ${ENGINE_LABEL[target.engine]}\n`);
         await loadOnce(target, connections, duration, totals.get(target.engine)!);
       }
     }
-    const per = (f: (t: Totals) => string) => Object.fromEntries(engines.map((e) => [e, f(totals.get(e)!)]));
-    const num = (f: (t: Totals) => number) => Object.fromEntries(engines.map((e) => [e, f(totals.get(e)!)]));
-    const rate = (t: Totals) => t.accepted / t.loadSeconds;
-    const lag = (p: number) => (t: Totals) => percentile(t.lags, p);
-    const drain = (t: Totals) => median(t.drains);
+    const summary = new Map(engines.map((e) => [e, summarize(totals.get(e)!)]));
+    const text = (f: (s: Summary) => string) => Object.fromEntries(engines.map((e) => [e, f(summary.get(e)!)]));
+    const number = (f: (s: Summary) => number) => Object.fromEntries(engines.map((e) => [e, f(summary.get(e)!)]));
     process.stdout.write(
       `\nSimulate ${kind} (${connections} connections, in-process worker): each engine loaded ${rounds} times for ${duration} s, ` +
         `one engine at a time in the order ${describeRounds(engines, rounds)}, each load followed by its backlog's drain\n\n`,
     );
     process.stdout.write(
       engineTable(engines, [
-        { label: 'accepted simulations (202)', values: per((t) => String(t.accepted)) },
-        { label: 'accepted simulations/s', values: per((t) => rate(t).toFixed(0)), compare: num(rate) },
-        { label: 'non-2xx / errors', values: per((t) => `${t.non2xx} / ${t.errors}`) },
-        { label: 'API latency p50 / p99 (ms)', values: per((t) => { const s = [...t.apiLatencies].sort((a, b) => a - b); return `${percentile(s, 50).toFixed(1)} / ${percentile(s, 99).toFixed(1)}`; }) },
-        { label: 'operations landed', values: per((t) => `${t.lags.length} of ${t.operations} (${t.rejected} rejected)`) },
-        { label: '202 -> landed p50 (ms)', values: per((t) => String(lag(50)(t))), compare: num(lag(50)) },
-        { label: '202 -> landed p99 (ms)', values: per((t) => String(lag(99)(t))), compare: num(lag(99)) },
-        { label: '202 -> landed max (ms)', values: per((t) => String(t.lags.at(-1) ?? NaN)) },
-        { label: 'backlog drained after a load (ms, median and range)', values: per((t) => `${drain(t)} (${Math.min(...t.drains)}-${Math.max(...t.drains)})`), compare: num(drain) },
+        { label: 'accepted simulations (202)', values: text((s) => String(s.accepted)) },
+        { label: 'accepted simulations/s', values: text((s) => s.acceptedPerSecond.toFixed(0)), compare: number((s) => s.acceptedPerSecond) },
+        { label: 'non-2xx / errors', values: text((s) => `${s.non2xx} / ${s.errors}`) },
+        { label: 'API latency p50 / p99 (ms)', values: text((s) => `${s.apiP50.toFixed(1)} / ${s.apiP99.toFixed(1)}`) },
+        { label: 'operations landed', values: text((s) => `${s.landed} of ${s.operations} (${s.rejected} rejected)`) },
+        { label: '202 -> landed p50 (ms)', values: text((s) => String(s.landedP50)), compare: number((s) => s.landedP50) },
+        { label: '202 -> landed p99 (ms)', values: text((s) => String(s.landedP99)), compare: number((s) => s.landedP99) },
+        { label: '202 -> landed max (ms)', values: text((s) => String(s.landedMax)) },
+        { label: 'backlog drained after a load (ms, median and range)', values: text((s) => `${s.drain} (${s.drainRange})`), compare: number((s) => s.drain) },
       ]),
     );
     process.stdout.write('\nLanding time = processed_at - accepted_at of each operation, read from the database after each load.\n');
@@ -106,17 +104,57 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
+function noLoadYet(): Totals {
+  return { accepted: 0, loadSeconds: 0, non2xx: 0, errors: 0, apiLatencies: [], lags: [], operations: 0, rejected: 0, drains: [] };
+}
+
+interface Summary {
+  accepted: number;
+  acceptedPerSecond: number;
+  non2xx: number;
+  errors: number;
+  apiP50: number;
+  apiP99: number;
+  landed: number;
+  operations: number;
+  rejected: number;
+  landedP50: number;
+  landedP99: number;
+  landedMax: number;
+  drain: number;
+  drainRange: string;
+}
+
+function summarize(t: Totals): Summary {
+  const api = [...t.apiLatencies].sort((a, b) => a - b);
+  return {
+    accepted: t.accepted,
+    acceptedPerSecond: t.accepted / t.loadSeconds,
+    non2xx: t.non2xx,
+    errors: t.errors,
+    apiP50: percentile(api, 50),
+    apiP99: percentile(api, 99),
+    landed: t.lags.length,
+    operations: t.operations,
+    rejected: t.rejected,
+    landedP50: percentile(t.lags, 50),
+    landedP99: percentile(t.lags, 99),
+    landedMax: t.lags.at(-1) ?? NaN,
+    drain: median(t.drains),
+    drainRange: `${Math.min(...t.drains)}-${Math.max(...t.drains)}`,
+  };
+}
+
 /** The server on an empty database of this engine, with a card to simulate on (and open transactions to clear). */
 async function prepare(engine: Engine, kind: 'authorization' | 'clearing', transactions: number): Promise<Target> {
   const db = await emptyDatabase(engine, 'simulate');
   const server = await startServer(db, { WORKER_ENABLED: '1' });
   const store = openStore(db.store);
-  const target: Target = { engine, db, server, store, path: '', headers: {}, nextBody: () => '' };
   try {
     const base = server.baseUrl;
-    target.headers = { authorization: server.auth!, 'content-type': 'application/json' };
+    const headers = { authorization: server.auth!, 'content-type': 'application/json' };
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${base}${path}`, { method: 'POST', headers: target.headers, body: JSON.stringify(body) });
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
       if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as Record<string, string>;
     };
@@ -127,21 +165,19 @@ async function prepare(engine: Engine, kind: 'authorization' | 'clearing', trans
       id: customerId, platform_id, customer_type: 'INDIVIDUAL', platform_customer_id: 'bench', kyc_status: 'UNVERIFIED', data: '{}', owner_count: 0, created_at: now, updated_at: now,
     });
     const card = await post('/cards', { cardholderId: customerId, form: 'VIRTUAL' });
-    target.path = `${new URL(base).pathname}/sandbox/cards/${card.id}/simulate/${kind}`;
+    const path = `${new URL(base).pathname}/sandbox/cards/${card.id}/simulate/${kind}`;
     if (kind === 'authorization') {
       const body = JSON.stringify({ amount: 1250, merchant: MERCHANT });
-      target.nextBody = () => body;
-    } else {
-      // Clearing needs open transactions: many, so the per-transaction ordering does not serialize the run.
-      const txnIds: string[] = [];
-      for (let i = 0; i < transactions; i++) {
-        txnIds.push((await post(`/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1_000_000_000, merchant: MERCHANT })).cardTransactionId!);
-      }
-      await waitLanded(store, 0, 60_000);
-      let i = 0;
-      target.nextBody = () => JSON.stringify({ cardTransactionId: txnIds[i++ % txnIds.length], amount: 1 });
+      return { engine, db, server, store, path, headers, nextBody: () => body };
     }
-    return target;
+    // Clearing needs open transactions: many, so the per-transaction ordering does not serialize the run.
+    const txnIds: string[] = [];
+    for (let i = 0; i < transactions; i++) {
+      txnIds.push((await post(`/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1_000_000_000, merchant: MERCHANT })).cardTransactionId!);
+    }
+    await waitLanded(store, 0, 60_000);
+    let i = 0;
+    return { engine, db, server, store, path, headers, nextBody: () => JSON.stringify({ cardTransactionId: txnIds[i++ % txnIds.length], amount: 1 }) };
   } catch (err) {
     await server.stop();
     await store.close();
