@@ -32,6 +32,10 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
       return new ApiError('INVALID_REQUEST_FORMAT', 'The Content-Length header does not match the body');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('INVALID_REQUEST_FORMAT', 'The request body is not valid JSON');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('INVALID_REQUEST_FORMAT', 'The URL is not valid (bad percent-encoding)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('INVALID_REQUEST_FORMAT', 'A path parameter is too long');
   }
   if (err instanceof SyntaxError && e.statusCode === 400) {
     return new ApiError('INVALID_REQUEST_FORMAT', 'The request body is not valid JSON');
@@ -57,6 +61,11 @@ export function sendError(reply: FastifyReply, apiError: ApiError): FastifyReply
 }
 
 const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Fastify's `frameworkErrors`: URL problems found before routing (bad percent-encoding, an overlong id) get the Error object too. */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(reply, toApiError(err, request));
+}
 
 export function registerErrorHandling(app: FastifyInstance): void {
   // A second router that only knows which paths exist, to tell 405 from 404.
