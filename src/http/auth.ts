@@ -37,6 +37,8 @@ export function basicAuth(tokens: TokenService, config: Config) {
 async function fromBasic(tokens: TokenService, encoded: string): Promise<Principal | undefined> {
   if (encoded.length === 0 || encoded.length > 512) return undefined;
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  // No token id or secret holds a control character; PostgreSQL would refuse a NUL with an error.
+  if (/[\u0000-\u001f\u007f]/.test(decoded)) return undefined;
   // Secrets never contain a colon; the username may (`Token:<uuid>`), so split on the last one.
   const colon = decoded.lastIndexOf(':');
   if (colon < 1) return undefined;

@@ -31,8 +31,25 @@ const textAjv = buildAjv({ coerceTypes: true, useDefaults: true });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
-  return (data: unknown) => (validate(data) ? { value: data } : { error: Object.assign(new Error('validation'), { validation: validate.errors }) });
+  return (data: unknown) => {
+    const valid = validate(data);
+    const control = controlCharacterErrors(data, '');
+    if (valid && control.length === 0) return { value: data };
+    return { error: Object.assign(new Error('validation'), { validation: [...(validate.errors ?? []), ...control] }) };
+  };
 };
+
+// No field has a use for control characters, and PostgreSQL refuses NUL in text: a 400 here, never a 500 there.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** One validator error per string value (at any depth) that holds a control character. */
+function controlCharacterErrors(value: unknown, instancePath: string): ErrorObject[] {
+  if (typeof value === 'string') {
+    return CONTROL_CHARACTER.test(value) ? [{ keyword: 'x-no-control', instancePath, schemaPath: '#', params: {}, message: 'must not contain control characters' }] : [];
+  }
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) => controlCharacterErrors(v, `${instancePath}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`));
+}
 
 const FORMAT_NAMES: Record<string, string> = {
   'iso3166-1-alpha-2': 'an ISO 3166-1 alpha-2 country code',
