@@ -151,7 +151,11 @@ describeEachEngine('list beneficial owners', (t) => {
     const macFlipped = Buffer.from(raw);
     macFlipped[0] = macFlipped[0]! ^ 0x80;
     const forgedPayload = Buffer.concat([raw.subarray(0, 16), Buffer.from(`0.${'BeneficialOwner:0'}`)]);
+    // A genuine cursor of another list (tokens), signed with the same key: two tokens make a second page.
+    expect((await t.caller.req('POST', '/tokens', { name: 'second', permissions: ['VIEW'] })).statusCode).toBe(201);
     const tokensCursor = (await t.caller.req('GET', '/tokens?limit=1')).json<{ nextCursor?: string }>().nextCursor;
+    expect(tokensCursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect((await t.caller.req('GET', `/tokens?limit=1&cursor=${tokensCursor}`)).statusCode).toBe(200);
     const cases: Record<string, string> = {
       'payload bit flipped': flipped.toString('base64url'),
       'mac bit flipped': macFlipped.toString('base64url'),
@@ -161,7 +165,7 @@ describeEachEngine('list beneficial owners', (t) => {
       'another customer': siblingCursor,
       'not base64url': `${good.slice(0, 10)}$%2F${good.slice(10)}`,
       'padded with garbage': `${good}AAAA`,
-      ...(tokensCursor ? { 'another list': tokensCursor } : {}),
+      'another list': tokensCursor!,
     };
     for (const [name, cursor] of Object.entries(cases)) {
       const errors = fieldErrors(await t.caller.req('GET', `/beneficial-owners?customerId=${customerId}&cursor=${cursor}`));
