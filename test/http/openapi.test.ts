@@ -1,35 +1,222 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { expect, it } from 'vitest';
-import { BASE, describeEachEngine } from '../helpers/test-app.js';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openServices } from '../../src/domain/services.js';
+import { drainCardJobs } from '../helpers/card-jobs.js';
+import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
+import { insertTestCustomer } from '../helpers/fixtures.js';
+import { businessCustomer, ownerInput } from '../helpers/owners.js';
+import { BASE, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
+import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+interface Operation {
+  responses: Record<string, { content?: { 'application/json'?: { schema?: { properties?: { status?: { enum?: number[] }; code?: { enum?: string[] } } } } } }>;
+  parameters?: { in: string; name: string }[];
+  requestBody?: unknown;
+}
+type Doc = { paths: Record<string, Record<string, Operation>>; servers: { url: string }[]; components: { securitySchemes: Record<string, unknown> } };
+
+/** A request that succeeds: the route's own checks pass, so a variant fails only for what it changes. */
+interface Valid {
+  id?: string;
+  query?: string;
+  body?: () => Promise<unknown> | unknown;
+}
+
+const unknownIdLike = (id: string) => `${id.slice(0, id.indexOf(':'))}:0190ffff-0000-7000-8000-000000000000`;
 
 describeEachEngine('OpenAPI document', (t) => {
+  let doc: Doc;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+  });
+
   it('is a valid OpenAPI 3.1 document', async () => {
-    const res = await t.app.inject({ url: `${BASE}/openapi.json` });
-    expect(res.statusCode).toBe(200);
-    const doc = res.json();
-    expect(doc.openapi).toBe('3.1.0');
-    const result = await new Validator().validate(doc);
+    expect((doc as unknown as { openapi: string }).openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc as never);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
   });
 
-  it('declares the security schemes, the versioned server and the error responses of every operation', async () => {
-    const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
-    expect(doc.servers[0].url).toBe(BASE);
+  it('declares the security schemes and the versioned server', () => {
+    expect(doc.servers[0]!.url).toBe(BASE);
     expect(doc.components.securitySchemes.BasicAuth).toMatchObject({ type: 'http', scheme: 'basic' });
     expect(doc.components.securitySchemes.AgentAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    let operations = 0;
-    for (const [path, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(doc.paths)) {
-      expect(path.startsWith(BASE)).toBe(false);
+    for (const path of Object.keys(doc.paths)) expect(path.startsWith(BASE), path).toBe(false);
+  });
+
+  it('gives each error response exactly the catalogue codes of its status', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
-        operations++;
-        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '500']));
+        for (const [status, response] of Object.entries(op.responses).filter(([s]) => Number(s) >= 400)) {
+          const schema = response.content?.['application/json']?.schema;
+          expect(schema?.properties?.status?.enum, `${method} ${path} ${status}`).toEqual([Number(status)]);
+          expect([...(schema?.properties?.code?.enum ?? [])].sort(), `${method} ${path} ${status}`).toEqual(catalogueCodes(Number(status)).sort());
+        }
       }
     }
-    expect(operations).toBeGreaterThanOrEqual(4);
-    const tokens400 = doc.paths['/tokens'].post.responses['400'].content['application/json'].schema;
-    expect(tokens400.properties.code.enum).toEqual(expect.arrayContaining(['INVALID_INPUT', 'INVALID_REQUEST_FORMAT', 'CARDHOLDER_KYC_NOT_APPROVED']));
-    const tokens401 = doc.paths['/tokens'].post.responses['401'].content['application/json'].schema;
-    expect(tokens401.properties.code.enum).toEqual(expect.arrayContaining(['UNAUTHORIZED', 'REQUEST_ID_MISSING']));
+  });
+
+  it('documents every status each operation answers to failing requests of every kind', { timeout: 120_000 }, async () => {
+    const valid = await validRequests(t, receiver);
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, op })));
+    // A new operation needs a valid request here before this test can vouch for it.
+    expect(Object.keys(valid).sort()).toEqual(operations.map((o) => o.key).sort());
+
+    const production = await t.newCaller('production');
+    const broken = await brokenApp(t);
+    const undocumented: string[] = [];
+    const seen = new Map<string, Set<number>>();
+    const check = (key: string, op: Operation, kind: string, res: LightMyRequestResponse, expected?: number) => {
+      const label = `${key} (${kind}): ${res.statusCode} ${res.body.slice(0, 200)}`;
+      if (expected !== undefined) expect(res.statusCode, label).toBe(expected);
+      seen.get(key)!.add(res.statusCode);
+      const documented = op.responses[String(res.statusCode)];
+      if (!documented) return void undocumented.push(label);
+      if (res.statusCode < 400) return;
+      const body = expectErrorObject(res, label);
+      expect(documented.content?.['application/json']?.schema?.properties?.code?.enum, label).toContain(body.code);
+    };
+
+    try {
+      for (const { key, method, path, op } of operations) {
+        seen.set(key, new Set());
+        const v = valid[key]!;
+        const url = (id = v.id, query = v.query) => `${path.replace('{id}', encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
+        const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) =>
+          caller.req(method as InjectOptions['method'], u, body, headers);
+        const body = async () => (v.body ? await v.body() : undefined);
+        const json = { 'content-type': 'application/json' };
+
+        const ok = await send(t.caller, url(), await body());
+        expect(ok.statusCode, `${key}: ${ok.body}`).toBeLessThan(300);
+        check(key, op, 'valid', ok);
+        check(key, op, 'no credentials', await t.app.inject({ method: method as InjectOptions['method'], url: `${BASE}${url()}` }), 401);
+        check(key, op, 'database down', await broken.inject(method, `${BASE}${url()}`, t.caller.auth), 500);
+        check(key, op, 'production token', await send(production, url(), await body()));
+        check(key, op, 'unknown query parameter', await send(t.caller, url(v.id, v.query ? `${v.query}&zz=1` : 'zz=1'), await body()), op.parameters?.some((p) => p.in === 'query') ? 400 : undefined);
+        // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
+        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
+        const b = await body();
+        const swapped = url(v.id && swap(v.id), v.query && swap(v.query));
+        check(key, op, 'unknown ids', await send(t.caller, swapped, b === undefined ? undefined : JSON.parse(swap(JSON.stringify(b)))), v.id ? 404 : undefined);
+        if (v.id) check(key, op, 'id too long', await send(t.caller, url('x'.repeat(150)), await body()), 400);
+        check(key, op, 'malformed JSON', await send(t.caller, url(), '{"a": ', json), method === 'GET' ? undefined : 400);
+        check(key, op, 'text body', await send(t.caller, url(), 'a=1', { 'content-type': 'text/plain' }), method === 'GET' ? undefined : 415);
+        check(key, op, 'body over 1 MiB', await send(t.caller, url(), JSON.stringify({ a: 'x'.repeat(1024 * 1024) }), json), method === 'GET' ? undefined : 413);
+        if (op.requestBody) check(key, op, 'unknown field', await send(t.caller, url(), { ...((await body()) as object), zz: 1 }), 400);
+      }
+      for (const [key, kind, expected, res] of await stateFailures(t)) {
+        check(key, operations.find((o) => o.key === key)!.op, kind, await res, expected);
+      }
+    } finally {
+      await broken.close();
+    }
+    expect(undocumented).toEqual([]);
+    // Every documented status was seen, except the ones no request here can provoke.
+    const unprovoked = operations.flatMap(({ key, op }) => Object.keys(op.responses).filter((s) => !seen.get(key)!.has(Number(s))).map((s) => `${key} ${s}`));
+    expect(unprovoked).toEqual(['POST /sandbox/cards/{id}/simulate/authorization 409']);
   });
 });
+
+/** One valid request per operation, over fixtures made for it. */
+async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Record<string, Valid>> {
+  const caller = t.caller;
+  const created = async (method: InjectOptions['method'], url: string, body?: unknown) => {
+    const res = await caller.req(method, url, body);
+    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+    return res.json();
+  };
+  await connectReceiver(caller, receiver);
+  const token = (await created('POST', '/tokens', { name: 'fixture', permissions: ['VIEW'] })).id as string;
+  const customer = (await created('POST', '/customers', businessCustomer())).id as string;
+  const owner = (await created('POST', '/beneficial-owners', ownerInput(customer))).id as string;
+  const cardholder = await insertTestCustomer(t, caller);
+  const card = (await created('POST', '/cards', { cardholderId: cardholder, form: 'VIRTUAL' })).id as string;
+  const simulate = async (kind: string, body: unknown) => created('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
+  const authorization = { amount: 1000, merchant: { descriptor: 'CORNER SHOP' } };
+  /** A new transaction of 1000 with the given operations accepted on it (not landed). */
+  const transaction = async (...steps: [string, number?][]) => {
+    const id = (await simulate('authorization', authorization)).cardTransactionId as string;
+    for (const [kind, amount] of steps) await simulate(kind, amount === undefined ? { cardTransactionId: id } : { cardTransactionId: id, amount });
+    return id;
+  };
+  const open = await transaction();
+  const settled = await transaction(['clearing', 1000]);
+  await drainCardJobs(t.services, t.app.log);
+  const event = await produceEvent(t, caller);
+  const revocable = async () => (await created('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] })).id as string;
+  const revoked = await revocable();
+
+  return {
+    'POST /tokens': { body: () => ({ name: 'another', permissions: ['VIEW'] }) },
+    'GET /tokens': { query: 'limit=5' },
+    'GET /tokens/{id}': { id: token },
+    'DELETE /tokens/{id}': { id: revoked },
+    'POST /customers': { body: () => businessCustomer() },
+    'GET /customers': { query: 'customerType=BUSINESS' },
+    'GET /customers/{id}': { id: customer },
+    'POST /beneficial-owners': { body: () => ownerInput(customer) },
+    'GET /beneficial-owners': { query: `customerId=${customer}` },
+    'GET /beneficial-owners/{id}': { id: owner },
+    'PATCH /beneficial-owners/{id}': { id: owner, body: () => ({ ownershipPercentage: 30 }) },
+    'POST /cards': { body: () => ({ cardholderId: cardholder, form: 'VIRTUAL' }) },
+    'GET /cards': { query: `cardholderId=${cardholder}` },
+    'GET /cards/{id}': { id: card },
+    'GET /transactions': { query: `cardId=${card}` },
+    'GET /transactions/{id}': { id: open },
+    'POST /sandbox/cards/{id}/simulate/authorization': { id: card, body: () => authorization },
+    'POST /sandbox/cards/{id}/simulate/clearing': { id: card, body: () => ({ cardTransactionId: open, amount: 1 }) },
+    'POST /sandbox/cards/{id}/simulate/return': { id: card, body: () => ({ cardTransactionId: settled, amount: 1 }) },
+    'POST /sandbox/cards/{id}/simulate/authorization_expiry': { id: card, body: async () => ({ cardTransactionId: await transaction() }) },
+    'POST /sandbox/cards/{id}/simulate/return_reversal': { id: card, body: async () => ({ cardTransactionId: await transaction(['clearing', 1000], ['return', 1000]) }) },
+    'GET /config': {},
+    'PATCH /config': { body: () => ({ webhookEndpoint: receiver.url }) },
+    'POST /config/webhook-secret/rotate': {},
+    'GET /webhook-events': { query: 'deliveryState=PENDING' },
+    'GET /webhook-events/{id}': { id: event },
+    'POST /webhook-events/{id}/redeliver': { id: event },
+    // The rotations above changed the secret: the receiver learns the current one.
+    'POST /sandbox/webhooks/test': { body: async () => void (receiver.secrets = [(await created('GET', '/config')).webhookSecret]) },
+  };
+}
+
+/** Failures that depend on state rather than on the request's form: 409s, amounts, missing or failing endpoints. */
+async function stateFailures(t: TestApp): Promise<[string, string, number, Promise<LightMyRequestResponse>][]> {
+  const caller = await t.newCaller();
+  const holder = await insertTestCustomer(t, caller);
+  const card = (await caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json().id as string;
+  const sim = (kind: string, body: unknown) => caller.req('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
+  const open = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
+  const expired = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
+  await sim('authorization_expiry', { cardTransactionId: expired });
+  const event = await produceEvent(t, caller);
+  const op = (kind: string) => `POST /sandbox/cards/{id}/simulate/${kind}`;
+  return [
+    [op('clearing'), 'expired transaction', 409, sim('clearing', { cardTransactionId: expired, amount: 1 })],
+    [op('clearing'), 'amount above the unsettled amount', 400, sim('clearing', { cardTransactionId: open, amount: 5000 })],
+    [op('return'), 'nothing settled', 409, sim('return', { cardTransactionId: open, amount: 1 })],
+    [op('authorization_expiry'), 'expired transaction', 409, sim('authorization_expiry', { cardTransactionId: expired })],
+    [op('return_reversal'), 'nothing returned', 409, sim('return_reversal', { cardTransactionId: open })],
+    ['POST /sandbox/webhooks/test', 'no endpoint', 400, caller.req('POST', '/sandbox/webhooks/test')],
+    ['POST /webhook-events/{id}/redeliver', 'no endpoint', 400, caller.req('POST', `/webhook-events/${event}/redeliver`)],
+  ];
+}
+
+/** The same app over a store that has been closed: every operation meets a failing database. */
+async function brokenApp(t: TestApp) {
+  const services = await openServices(loadConfig({ ...t.db.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent' }));
+  const app = await buildApp(services);
+  await services.store.close();
+  return {
+    inject: (method: string, url: string, authorization: string) => app.inject({ method: method as InjectOptions['method'], url, headers: { authorization } }),
+    close: () => app.close(),
+  };
+}
