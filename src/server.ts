@@ -42,7 +42,11 @@ async function serve(config: Config, primary: boolean): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'shutting down: draining requests and jobs');
     const force = setTimeout(() => process.exit(1), 15_000).unref();
+    // close() ends only the connections idle at that moment; a keep-alive connection whose request
+    // was in flight would stay open until its idle timeout (72 s): end each as soon as it is idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     await app.close();
+    clearInterval(sweep);
     await worker?.stop();
     await sender.close();
     await services.store.close();
