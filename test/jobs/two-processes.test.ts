@@ -1,0 +1,83 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { CARD_SIMULATION_JOB } from '../../src/domain/card-simulations.js';
+import { openServices, type Services } from '../../src/domain/services.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
+import { HoldingReceiver } from '../helpers/holding-receiver.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { expectLandedExactlyOnce, pendingOperations, startTraffic } from '../helpers/simulation-traffic.js';
+import { engineAvailable } from '../helpers/test-app.js';
+import { until } from '../helpers/until.js';
+
+const SERVER_ENV = { JOB_POLL_MS: '20', LOG_LEVEL: 'error' };
+
+describe.skipIf(!engineAvailable('postgres'))('two server processes with workers on one PostgreSQL database', () => {
+  let db: TestDatabase | undefined;
+  let services: Services | undefined;
+  let receiver: HoldingReceiver | undefined;
+  const servers: ServerProcess[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.kill('SIGKILL');
+    await receiver?.stop();
+    await services?.store.close();
+    await db?.drop();
+  });
+
+  it('never apply a job twice: each operation lands once, with one event, delivered once, while both claim jobs', { timeout: 180_000 }, async () => {
+    db = await createTestDatabase('postgres');
+    const a = await startServerProcess({ ...db.env, ...SERVER_ENV });
+    const b = await startServerProcess({ ...db.env, ...SERVER_ENV });
+    servers.push(a, b);
+    services = await openServices(loadConfig({ ...db.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent' }));
+    const store = services.store.db;
+    const auth = a.auth!;
+    const call = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(`${a.baseUrl}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBeLessThan(300);
+      return res.json();
+    };
+    receiver = await new HoldingReceiver().start();
+    receiver.release();
+    receiver.secrets = [(await call('PATCH', '/config', { webhookEndpoint: receiver.url })).webhookSecret];
+    const holder = (await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
+    const cardIds: string[] = [];
+    for (let i = 0; i < 8; i++) cardIds.push((await call('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).id);
+
+    // Which processes hold simulation jobs, sampled while the burst is accepted and lands.
+    const claimants = new Map<string, number>();
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const rows = await store.selectFrom('jobs').select('lease_owner').distinct().where('kind', '=', CARD_SIMULATION_JOB).where('lease_owner', 'is not', null).execute();
+        for (const { lease_owner } of rows) {
+          const pid = Number(lease_owner!.split(':')[1]);
+          claimants.set(String(pid), (claimants.get(String(pid)) ?? 0) + 1);
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const traffic = startTraffic({ baseUrls: [a.baseUrl, b.baseUrl], auth, cardIds, clients: 16 });
+    await until('a burst of simulations', async () => (traffic.accepted() >= 1000 ? true : undefined), 60_000);
+    await traffic.stop();
+    await until('every operation landed', async () => ((await pendingOperations(store)) === 0 ? true : undefined), 90_000);
+    sampling = false;
+    await sampler;
+    // Contention: both processes were seen holding simulation jobs.
+    expect([...claimants.keys()].sort()).toEqual([String(a.child.pid), String(b.child.pid)].sort());
+
+    const eventIds = await expectLandedExactlyOnce(store, traffic.chains);
+    expect(eventIds.length).toBe(traffic.accepted());
+    await until('every event delivered', async () => {
+      const undelivered = await store.selectFrom('webhook_events').select('id').where('delivery_state', '!=', 'DELIVERED').execute();
+      return undelivered.length === 0 ? true : undefined;
+    }, 60_000);
+    // Never claimed twice: a second claim of a job (simulation or delivery) is a second run of it.
+    const jobs = await store.selectFrom('jobs').select(['id', 'kind', 'attempts', 'state']).execute();
+    expect(jobs.filter((j) => j.attempts !== 1 || j.state !== 'done')).toEqual([]);
+    // Each event reached the receiver once, verified.
+    expect(receiver.verified.map((d) => d.id).sort()).toEqual([...eventIds].sort());
+    expect(receiver.unverified).toBe(0);
+    expect(await a.stop('SIGTERM')).toBe(0);
+    expect(await b.stop('SIGTERM')).toBe(0);
+  });
+});
