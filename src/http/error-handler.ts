@@ -64,6 +64,8 @@ const METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Fastify's `frameworkErrors`: URL problems found before routing (bad percent-encoding, an overlong id) get the Error object too. */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // These answers skip the onRequest hook that sets it on every other response.
+  reply.header('x-request-id', request.id);
   return sendError(reply, toApiError(err, request));
 }
 

@@ -104,9 +104,14 @@ describeEachEngine('error model', (t) => {
   it('puts X-Request-Id on every response and keeps one the client sent', async () => {
     const mine = await t.caller.req('GET', '/tokens', undefined, { 'x-request-id': 'client-chosen-id-1' });
     expect(mine.headers['x-request-id']).toBe('client-chosen-id-1');
-    for (const res of [await t.caller.req('GET', '/tokens'), await t.caller.req('GET', '/nope'), await t.app.inject({ url: `${BASE}/tokens` })]) {
-      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    }
+    const answers = {
+      ok: await t.caller.req('GET', '/tokens'),
+      'unknown path': await t.caller.req('GET', '/nope'),
+      'no credentials': await t.app.inject({ url: `${BASE}/tokens` }),
+      'bad percent-encoding': await t.caller.req('GET', '/tokens/%E0%A4%A'),
+      'id longer than the router takes': await t.caller.req('GET', `/tokens/${'x'.repeat(300)}`),
+    };
+    for (const [label, res] of Object.entries(answers)) expect(res.headers['x-request-id'], label).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('answers every kind of failure with an Error object whose status is the HTTP status and whose code belongs to it', async () => {
