@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import {
@@ -67,6 +69,22 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   // These answers skip the onRequest hook that sets it on every other response.
   reply.header('x-request-id', request.id);
   return sendError(reply, toApiError(err, request));
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what the HTTP parser refuses before a request exists (a malformed
+ * request, headers over 16 KiB, a request not received in time) gets the Error object too.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const why =
+    err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers exceed 16 KiB' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'The request was not received in time' : 'The request is not valid HTTP';
+  const body = JSON.stringify(new ApiError('INVALID_REQUEST_FORMAT', why).toBody());
+  if (socket.writable) {
+    const head = `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close`;
+    socket.write(`${head}\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
