@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,6 +194,38 @@ describeEachEngine('error model', (t) => {
     expect(await fieldOf(t.caller.req('GET', '/cards/Card:%1F'))).toEqual([['id', 'must not contain control characters']]);
   });
 });
+
+describeEachEngine('error model over a real connection', (t) => {
+  it("answers the HTTP parser's own refusals (a malformed request, oversize headers) with the Error object", async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const cases = {
+      'malformed request line': 'NOT A REQUEST\r\n\r\n',
+      'oversize headers': `GET ${BASE}/tokens HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`,
+      'bad header line': `GET ${BASE}/tokens HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n`,
+    };
+    for (const [label, raw] of Object.entries(cases)) {
+      const answer = await rawExchange(port, raw);
+      const [head, body] = [answer.slice(0, answer.indexOf('\r\n\r\n')), answer.slice(answer.indexOf('\r\n\r\n') + 4)];
+      const statusCode = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+      const headers = Object.fromEntries(head.split('\r\n').slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      expect(statusCode, `${label}: ${answer}`).toBe(400);
+      expect(expectErrorObject({ statusCode, headers, body } as unknown as LightMyRequestResponse, label).code, label).toBe('INVALID_REQUEST_FORMAT');
+      expect(headers['x-request-id'], label).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});
+
+/** Sends raw bytes on a new connection and returns everything the server answers before it closes. */
+function rawExchange(port: number, raw: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(raw));
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString()));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
 
 describe('unexpected failures', () => {
   const logs: string[] = [];
