@@ -108,7 +108,7 @@ class Target {
       for (let i = 0; i < cards; i++) target.cards.push((await target.api('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL' })).id);
       await target.receiver.start();
       const config = await target.api('PATCH', '/config', { webhookEndpoint: target.receiver.url });
-      target.receiver.secrets = [config.webhookSecret];
+      target.receiver.trust(config);
       return target;
     } catch (err) {
       await target.stop();

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { Type, type Static } from 'typebox';
 import Value from 'typebox/value';
 
@@ -16,6 +17,8 @@ const ConfigSchema = Type.Object({
   // Comma-separated delays in seconds before each retry of a webhook delivery.
   WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '5,30,120,600,1800,3600,7200,14400,28800,43200,86400,86400', pattern: '^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$' }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1 }),
+  // Comma-separated CIDRs webhooks may reach even from a server exposed to other machines.
+  WEBHOOK_ALLOWED_NETWORKS: Type.String({ default: '' }),
   // Webhook deliveries one process has in flight at once (they wait on the network).
   WEBHOOK_CONCURRENCY: Type.Integer({ default: 64, minimum: 1, maximum: 1000 }),
   // How long a worker owns a claimed job before another process may take it over.
@@ -39,6 +42,7 @@ export interface Config {
   logLevel: string;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
+  webhookAllowedNetworks: string[];
   webhookConcurrency: number;
   jobLeaseMs: number;
   jobPollMs: number;
@@ -58,14 +62,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const withDefaults = Value.Default(ConfigSchema, raw);
   const converted = Value.Convert(ConfigSchema, withDefaults);
-  if (!Value.Check(ConfigSchema, converted)) {
-    const problems = new Map<string, string>();
-    for (const e of Value.Errors(ConfigSchema, converted)) {
-      const name = e.instancePath.replace(/^\//, '');
-      if (!problems.has(name)) problems.set(name, `${name}=${JSON.stringify(env[name] ?? '')}: ${e.message}`);
-    }
-    throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
+  const problems = new Map<string, string>();
+  for (const e of Value.Check(ConfigSchema, converted) ? [] : Value.Errors(ConfigSchema, converted)) {
+    const name = e.instancePath.replace(/^\//, '');
+    if (!problems.has(name)) problems.set(name, `${name}=${JSON.stringify(env[name] ?? '')}: ${e.message}`);
   }
+  const webhookAllowedNetworks = (env.WEBHOOK_ALLOWED_NETWORKS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const notCidrs = webhookAllowedNetworks.filter((cidr) => !ipaddr.isValidCIDR(cidr));
+  if (notCidrs.length > 0) problems.set('WEBHOOK_ALLOWED_NETWORKS', `WEBHOOK_ALLOWED_NETWORKS=${JSON.stringify(env.WEBHOOK_ALLOWED_NETWORKS)}: not a CIDR such as 10.0.0.0/8 or fd00::/8: ${notCidrs.join(', ')}`);
+  if (problems.size > 0) throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
   const c = converted as RawConfig;
   return {
     host: c.HOST,
@@ -76,6 +81,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: c.LOG_LEVEL,
     webhookRetryScheduleMs: c.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Math.round(Number(s) * 1000)),
     webhookTimeoutMs: c.WEBHOOK_TIMEOUT_MS,
+    webhookAllowedNetworks,
     webhookConcurrency: c.WEBHOOK_CONCURRENCY,
     jobLeaseMs: c.JOB_LEASE_MS,
     jobPollMs: c.JOB_POLL_MS,

@@ -7,6 +7,7 @@ import { superviseCluster } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { bootstrapIfEmpty } from './domain/platforms.js';
 import { openServices } from './domain/services.js';
+import { WebhookTargetPolicy } from './domain/webhook-targets.js';
 import { startWorker } from './jobs/index.js';
 import { WebhookSender } from './jobs/webhook-sender.js';
 
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
 
 /** One server process: API, and the job worker unless disabled. */
 async function serve(config: Config, primary: boolean): Promise<void> {
-  const sender = new WebhookSender(config.webhookTimeoutMs);
+  const sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, targets: WebhookTargetPolicy.forServer(config) });
   const services = await openServices(config, sender.send);
   const firstToken = primary ? await bootstrapIfEmpty(services.store, services.tokens) : undefined;
   const app = await buildApp(services, { logger: { level: config.logLevel } });

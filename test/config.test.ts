@@ -26,4 +26,18 @@ describe('configuration', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', SERVICE_ENV: 'production', PORT: '0', WEBHOOK_RETRY_SCHEDULE: '0.5,2' });
     expect(c).toMatchObject({ databaseUrl: 'postgres://u@h/db', serviceEnv: 'production', port: 0, webhookRetryScheduleMs: [500, 2000] });
   });
+
+  it('reads WEBHOOK_ALLOWED_NETWORKS as CIDRs and names it, with the other bad variables, when an entry is not one', () => {
+    expect(loadConfig({}).webhookAllowedNetworks).toEqual([]);
+    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: ' 10.20.0.0/16, fd00::/8 ' }).webhookAllowedNetworks).toEqual(['10.20.0.0/16', 'fd00::/8']);
+    let message = '';
+    try {
+      loadConfig({ PORT: 'eighty', WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8,10.0.0.1,example.com/24' });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      message = (err as Error).message;
+    }
+    expect(message).toContain('PORT');
+    expect(message).toMatch(/WEBHOOK_ALLOWED_NETWORKS=.*not a CIDR.*10\.0\.0\.1, example\.com\/24$/);
+  });
 });

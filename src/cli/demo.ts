@@ -1,9 +1,10 @@
 /**
  * `npm run demo`: a guided tour for a newcomer. Starts the service on a temporary SQLite directory
- * (or uses BASE_URL + CLIENT_ID + CLIENT_SECRET), starts a local receiver that verifies every
- * webhook with the standardwebhooks package, and walks through customers, owners, a card and its
- * simulators, printing each request, response and verified webhook. Exits 0 only if every
- * expected webhook arrived verified.
+ * (or uses BASE_URL + CLIENT_ID + CLIENT_SECRET), starts a local receiver that verifies both
+ * signatures of every webhook (X-Grid-Signature with Node's crypto and the platform's public key,
+ * the Standard Webhooks headers with the standardwebhooks package), and walks through customers,
+ * owners, a card and its simulators, printing each request, response and webhook with both
+ * checks. Exits 0 only if the test webhook and every expected event arrived verified both ways.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,13 +67,15 @@ async function main(): Promise<number> {
   const expectations: Expectation[] = [];
   const byToken = new Map<string, Expectation>();
   const arrived = new Set<string>();
+  let testWebhook: ReceivedWebhook | undefined;
   const receiver = new WebhookReceiver({
     onDelivery: (d) => {
       const operation = (d.payload?.operation ?? {}) as { issuerTransactionToken?: string };
       const token = operation.issuerTransactionToken;
       const exp = token ? byToken.get(token) : undefined;
       if (exp && !exp.webhook && d.verified) exp.webhook = d;
-      const mark = d.verified ? green('verified ✓') : red(`NOT verified: ${d.verifyError}`);
+      const check = (name: string, ok: boolean) => (ok ? green(`${name} ✓`) : red(`${name} ✗`));
+      const mark = `${check('X-Grid-Signature', d.gridVerified)} ${check('webhook-signature', d.standardVerified)}${d.verified ? '' : red(` (${d.verifyError})`)}`;
       const match = exp ? `matches ${bold(exp.step)} by issuerTransactionToken, ${Date.now() - exp.calledAt} ms after its 202` : dim('no simulate call to match');
       console.log(`   ${cyan('⇐ webhook')} ${d.payload?.type ?? '?'} webhook-id=${d.id} ${mark}; ${match}`);
       if (d.payload) console.log(`     ${dim(show(d.payload, 400))}`);
@@ -111,9 +114,13 @@ async function main(): Promise<number> {
   try {
     console.log(bold('\n1. Point the platform\'s webhooks at a local receiver'));
     const config = (await call('PATCH', '/config', { webhookEndpoint: receiver.url })).json;
-    receiver.secrets = [config.webhookSecret];
-    console.log(dim(`   The receiver verifies each delivery with new Webhook("${config.webhookSecret.slice(0, 12)}…").verify(body, headers)`));
+    receiver.trust(config);
+    console.log(dim('   The receiver checks both signatures of each delivery, on the raw body:'));
+    console.log(dim("     X-Grid-Signature:  crypto.verify('sha256', body, webhookPublicKey, Buffer.from(header, 'base64'))"));
+    console.log(dim(`     webhook-signature: new Webhook("${config.webhookSecret.slice(0, 12)}…").verify(body, headers)   (standardwebhooks)`));
+    const before = receiver.deliveries.length;
     await call('POST', '/sandbox/webhooks/test');
+    testWebhook = receiver.deliveries.slice(before).find((d) => d.payload?.type === 'TEST');
 
     console.log(bold('\n2. A business customer with its beneficial owners'));
     const customer = (
@@ -183,18 +190,19 @@ async function main(): Promise<number> {
   }
 
   console.log(bold('\nSummary'));
-  let ok = expectations.length === 6;
+  let ok = expectations.length === 6 && testWebhook?.verified === true;
+  console.log(`  ${testWebhook?.verified ? green('✓') : red('✗')} ${'test webhook'.padEnd(24)} ${''.padEnd(40)} expected ${'TEST'.padEnd(26)} got ${testWebhook ? `${String(testWebhook.payload?.type)} ${testWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
   for (const e of expectations) {
     const got = e.webhook;
     const good = got !== undefined && got.verified && got.payload?.type === e.type;
     ok &&= good;
-    const detail = got ? `${String(got.payload?.type)} ${got.verified ? 'verified' : 'NOT verified'} after ${got.receivedAt - e.calledAt} ms` : 'no webhook';
+    const detail = got ? `${String(got.payload?.type)} ${got.verified ? 'verified both ways' : 'NOT verified'} after ${got.receivedAt - e.calledAt} ms` : 'no webhook';
     console.log(`  ${good ? green('✓') : red('✗')} ${e.step.padEnd(24)} ${e.token.padEnd(40)} expected ${e.type.padEnd(26)} got ${detail}`);
   }
   const unverified = receiver.deliveries.filter((d) => !d.verified).length;
   if (unverified > 0) ok = false;
-  console.log(`  ${receiver.deliveries.length} deliveries received, ${unverified} failed verification`);
-  console.log(ok ? green(bold('\nEvery expected webhook arrived, verified.')) : red(bold('\nSome expected webhooks did not arrive verified.')));
+  console.log(`  ${receiver.deliveries.length} deliveries received, ${unverified} failed verification (X-Grid-Signature and webhook-signature, each checked)`);
+  console.log(ok ? green(bold('\nEvery expected webhook arrived, verified both ways.')) : red(bold('\nSome expected webhooks did not arrive verified both ways.')));
   return ok ? 0 : 1;
 }
 

@@ -1,3 +1,4 @@
+import { verify } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -9,12 +10,19 @@ export interface ReceivedWebhook {
   receivedAtHr: number;
   id: string;
   timestamp: string;
+  /** The Standard Webhooks `webhook-signature` header. */
   signature: string;
+  /** The `X-Grid-Signature` header. */
+  gridSignature: string;
   body: string;
   /** The parsed body, when a secret verified it. */
   payload: Record<string, unknown> | undefined;
-  /** True when the signature verified with at least one secret. */
+  /** True when both signatures verified: X-Grid-Signature with the public key and webhook-signature with at least one secret. */
   verified: boolean;
+  /** X-Grid-Signature verified with the platform's public key (Node's crypto, over the raw body bytes). */
+  gridVerified: boolean;
+  /** webhook-signature verified with at least one secret (the standardwebhooks package). */
+  standardVerified: boolean;
   /** For each secret given to the receiver (by index): whether it alone verifies the delivery. */
   verifiedWith: boolean[];
   verifyError: string | undefined;
@@ -22,21 +30,32 @@ export interface ReceivedWebhook {
   answeredStatus: number;
 }
 
+/** What a receiver needs from the platform's configuration (GET or PATCH /config) to verify deliveries both ways. */
+export interface WebhookVerificationKeys {
+  webhookSecret: string;
+  webhookPublicKey: string;
+}
+
 export interface WebhookReceiverOptions {
-  /** Secrets to verify with; any one verifying marks a delivery verified. Can be changed later. */
+  /** Secrets to verify webhook-signature with; any one verifying is enough. Can be changed later. */
   secrets?: string[];
+  /** PEM public key to verify X-Grid-Signature with. Can be changed later. */
+  publicKey?: string;
   port?: number;
   onDelivery?: (delivery: ReceivedWebhook) => void;
 }
 
 /**
- * A real HTTP webhook receiver on 127.0.0.1 that verifies every delivery with the standardwebhooks
- * package, as a platform would. It can be told to fail the next N deliveries, to answer slowly,
- * or to go down and come back on the same port. Answers 401 to a delivery that does not verify.
+ * A real HTTP webhook receiver on 127.0.0.1 that verifies both signatures of every delivery, as a
+ * platform would: X-Grid-Signature with Node's crypto and the platform's public key, the Standard
+ * Webhooks headers with the standardwebhooks package. It can be told to fail the next N deliveries,
+ * to answer slowly, or to go down and come back on the same port. Answers 401 to a delivery that
+ * does not verify both ways.
  */
 export class WebhookReceiver {
   readonly deliveries: ReceivedWebhook[] = [];
   secrets: string[];
+  publicKey: string | undefined;
   /** Answer this many deliveries with `failStatus` (after verifying them), then succeed. */
   failNext = 0;
   failStatus = 503;
@@ -48,7 +67,15 @@ export class WebhookReceiver {
 
   constructor(private readonly opts: WebhookReceiverOptions = {}) {
     this.secrets = opts.secrets ?? [];
+    this.publicKey = opts.publicKey;
     this.portNumber = opts.port ?? 0;
+  }
+
+  /** Verifies from now on with the platform's current secret and public key. */
+  trust(config: WebhookVerificationKeys): this {
+    this.secrets = [config.webhookSecret];
+    this.publicKey = config.webhookPublicKey;
+    return this;
   }
 
   get port(): number {
@@ -65,7 +92,7 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const delivery = this.receive(Buffer.concat(chunks).toString('utf8'), req.headers);
+        const delivery = this.receive(Buffer.concat(chunks), req.headers);
         const answer = () => {
           res.writeHead(delivery.answeredStatus, { 'content-type': 'application/json' });
           res.end(JSON.stringify(delivery.answeredStatus < 300 ? { received: true } : { error: delivery.verifyError ?? 'receiver told to fail' }));
@@ -117,24 +144,31 @@ export class WebhookReceiver {
     });
   }
 
-  private receive(body: string, headers: IncomingHttpHeaders): ReceivedWebhook {
+  private receive(raw: Buffer, headers: IncomingHttpHeaders): ReceivedWebhook {
+    const body = raw.toString('utf8');
     const flat: Record<string, string> = {};
     for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') flat[k] = v;
+    const gridSignature = flat['x-grid-signature'] ?? '';
     const verifiedWith: boolean[] = [];
     let payload: Record<string, unknown> | undefined;
-    let verifyError: string | undefined;
+    let standardError = 'receiver has no secret to verify webhook-signature with';
     for (const secret of this.secrets) {
       try {
         payload = new Webhook(secret).verify(body, flat) as Record<string, unknown>;
         verifiedWith.push(true);
       } catch (err) {
         verifiedWith.push(false);
-        verifyError = err instanceof Error ? err.message : String(err);
+        standardError = `webhook-signature: ${err instanceof Error ? err.message : String(err)}`;
       }
     }
-    const verified = verifiedWith.includes(true);
-    if (verified) verifyError = undefined;
-    else if (this.secrets.length === 0) verifyError = 'receiver has no secret to verify with';
+    const standardVerified = verifiedWith.includes(true);
+    const gridVerified = this.verifyGridSignature(raw, gridSignature);
+    const problems = [
+      ...(standardVerified ? [] : [standardError]),
+      ...(gridVerified ? [] : [this.publicKey ? 'X-Grid-Signature does not verify with the public key' : 'receiver has no public key to verify X-Grid-Signature with']),
+    ];
+    const verified = problems.length === 0;
+    const verifyError = verified ? undefined : problems.join('; ');
     let answeredStatus = verified ? 200 : 401;
     if (verified && this.failNext > 0) {
       this.failNext -= 1;
@@ -146,9 +180,12 @@ export class WebhookReceiver {
       id: flat['webhook-id'] ?? '',
       timestamp: flat['webhook-timestamp'] ?? '',
       signature: flat['webhook-signature'] ?? '',
+      gridSignature,
       body,
       payload,
       verified,
+      gridVerified,
+      standardVerified,
       verifiedWith,
       verifyError,
       answeredStatus,
@@ -157,5 +194,15 @@ export class WebhookReceiver {
     this.opts.onDelivery?.(delivery);
     for (const w of [...this.waiters]) w();
     return delivery;
+  }
+
+  /** Grid's check: base64 of a DER ECDSA P-256 signature over SHA-256 of the raw body bytes. */
+  private verifyGridSignature(raw: Buffer, header: string): boolean {
+    if (!this.publicKey || header === '') return false;
+    try {
+      return verify('sha256', raw, this.publicKey, Buffer.from(header, 'base64'));
+    } catch {
+      return false;
+    }
   }
 }

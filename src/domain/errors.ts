@@ -50,3 +50,6 @@ export class WebhookDeliveryError extends DomainError {
     super(message);
   }
 }
+
+/** A request the interface defines but that this service (like the interface today) does not carry out. */
+export class NotImplementedError extends DomainError {}

@@ -11,6 +11,7 @@ import { Cursors } from './pagination.js';
 import { PlatformConfigService } from './platform-config.js';
 import { TokenService } from './tokens.js';
 import { WebhookEventLog } from './webhook-event-log.js';
+import { WebhookTargetPolicy } from './webhook-targets.js';
 import { noWebhookSender, type SendWebhook } from './webhook-sending.js';
 
 /** Every domain service, built once per process over one store. */
@@ -34,7 +35,7 @@ export interface Services {
 export function createServices(config: Config, store: Store, cursorKey: Buffer, sendWebhook: SendWebhook = noWebhookSender): Services {
   const cursors = new Cursors(cursorKey);
   const jobSignal = new EventEmitter().setMaxListeners(100);
-  const platformConfig = new PlatformConfigService(store);
+  const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config));
   return {
     config,
     store,

@@ -14,7 +14,7 @@ import { DELIVER_WEBHOOK_JOB } from './webhook-events.js';
 import type { SendWebhook } from './webhook-sending.js';
 
 export const DELIVERY_STATES: DeliveryState[] = ['PENDING', 'DELIVERED', 'FAILED', 'WEBHOOK_ENDPOINT_NOT_SET'];
-export const TEST_EVENT_TYPE = 'WEBHOOK.TEST';
+export const TEST_EVENT_TYPE = 'TEST';
 
 /** What the delivery job carries; `redeliver` marks a delivery a platform asked for. */
 export interface DeliverWebhookPayload {
@@ -49,11 +49,11 @@ export interface WebhookAttemptView {
   responseBody?: string;
 }
 
+/** The test webhook's outcome, named as the interface names it. */
 export interface TestWebhookResult {
   url: string;
-  responseStatus: number;
-  responseBody?: string;
-  latencyMs: number;
+  response_status: number;
+  response_body?: string;
 }
 
 const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
@@ -129,23 +129,27 @@ export class WebhookEventLog {
     return renderEvent({ ...row, delivery_state: 'PENDING', next_attempt_at: now, updated_at: now });
   }
 
-  /** Sends a signed test event now, outside the log, and reports the endpoint's answer. */
+  /**
+   * Sends a signed TEST event now, outside the log and without retries, and reports the endpoint's
+   * answer; like any delivery, a 2xx or a 409 counts as received.
+   */
   async sendTest(platformId: string): Promise<TestWebhookResult> {
     const config = await this.platformConfig.load(platformId);
     if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
     const now = new Date();
     const id = newId('Webhook');
-    const body = JSON.stringify({ id, type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { message: 'A test event sent with POST /sandbox/webhooks/test' } });
+    const body = JSON.stringify({ id, type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: {} });
     const url = config.webhook_endpoint;
-    const outcome = await this.sendWebhook({ url, id, body, secrets: signingSecrets(config, now.getTime()), now });
+    const secrets = signingSecrets(config, now.getTime());
+    const outcome = await this.sendWebhook({ url, id, body, secrets, signingKey: config.signing_private_key, now });
     if (!outcome.ok || outcome.status === undefined) {
-      const details: Record<string, unknown> = { url, webhookId: id, latencyMs: outcome.latencyMs, error: outcome.error };
-      if (outcome.status !== undefined) details.responseStatus = outcome.status;
-      if (outcome.responseExcerpt !== undefined) details.responseBody = outcome.responseExcerpt;
+      const details: Record<string, unknown> = { url, webhookId: id, error: outcome.error };
+      if (outcome.status !== undefined) details.response_status = outcome.status;
+      if (outcome.responseExcerpt !== undefined) details.response_body = outcome.responseExcerpt;
       throw new WebhookDeliveryError(`The webhook endpoint did not accept the test event: ${outcome.error}`, details);
     }
-    const out: TestWebhookResult = { url, responseStatus: outcome.status, latencyMs: outcome.latencyMs };
-    if (outcome.responseExcerpt !== undefined) out.responseBody = outcome.responseExcerpt;
-    return out;
+    const result: TestWebhookResult = { url, response_status: outcome.status };
+    if (outcome.responseExcerpt !== undefined) result.response_body = outcome.responseExcerpt;
+    return result;
   }
 }

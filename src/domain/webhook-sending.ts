@@ -7,11 +7,14 @@ export interface WebhookDelivery {
   body: string;
   /** Every secret that signs it: the current one first, then the previous during a rotation. */
   secrets: string[];
+  /** The platform's ECDSA P-256 private key (PKCS#8 PEM) that signs X-Grid-Signature. */
+  signingKey: string;
   /** The attempt's time, signed as `webhook-timestamp`. */
   now?: Date;
 }
 
 export interface DeliveryOutcome {
+  /** Delivered: the endpoint answered 2xx, or 409 (it already has the event). */
   ok: boolean;
   /** HTTP status; undefined when no answer came. */
   status: number | undefined;

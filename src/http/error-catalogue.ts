@@ -67,6 +67,7 @@ export const ERROR_CATALOGUE = {
     SERVICE_SWITCH_ERROR: 'Switch error inside the service',
     INTERNAL_ERROR: 'Internal server error',
   },
+  501: { NOT_IMPLEMENTED: 'Feature not implemented' },
 } as const;
 
 type Catalogue = typeof ERROR_CATALOGUE;

@@ -6,6 +6,7 @@ import {
   DomainError,
   InvalidStateError,
   NotFoundError,
+  NotImplementedError,
   ValidationError,
   WebhookDeliveryError,
   WebhookEndpointNotSetError,
@@ -54,6 +55,7 @@ function fromDomain(err: DomainError): ApiError {
   if (err instanceof ValidationError) return new ApiError('INVALID_INPUT', err.message, { errors: err.errors });
   if (err instanceof WebhookEndpointNotSetError) return new ApiError('WEBHOOK_ENDPOINT_NOT_SET', err.message);
   if (err instanceof WebhookDeliveryError) return new ApiError('WEBHOOK_DELIVERY_ERROR', err.message, err.details);
+  if (err instanceof NotImplementedError) return new ApiError('NOT_IMPLEMENTED', err.message);
   return new ApiError('INTERNAL_ERROR', err.message);
 }
 
@@ -98,7 +100,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((err, request, reply) => {
     const apiError = toApiError(err, request);
-    if (apiError.status >= 500) request.log.error({ err, reqId: request.id }, 'request failed');
+    if (apiError.status === 500) request.log.error({ err, reqId: request.id }, 'request failed');
     return sendError(reply, apiError);
   });
 

@@ -30,11 +30,13 @@ export const webhookDeliveryHandler: JobHandler = {
     if (!event.webhook_endpoint || !event.secret) {
       return { outcome: 'done', write: (trx) => setEventState(trx, eventId, 'WEBHOOK_ENDPOINT_NOT_SET', Date.now()) };
     }
+    // A platform configured before key pairs existed gets its key pair on first use.
+    const signingKey = event.signing_private_key ?? (await services.platformConfig.load(platformId)).signing_private_key;
 
     const at = Date.now();
     const secrets = signingSecrets({ secret: event.secret, previous_secret: event.previous_secret, previous_secret_expires_at: event.previous_secret_expires_at }, at);
     const url = event.webhook_endpoint;
-    const sent = await services.sendWebhook({ url, id: event.id, body: event.body, secrets, now: new Date(at) });
+    const sent = await services.sendWebhook({ url, id: event.id, body: event.body, secrets, signingKey, now: new Date(at) });
     const attempt = {
       id: newId('WebhookAttempt'),
       event_id: eventId,

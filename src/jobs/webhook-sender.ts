@@ -1,23 +1,35 @@
+import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { DeliveryOutcome, SendWebhook, WebhookDelivery } from '../domain/webhook-sending.js';
+import type { WebhookTargetPolicy } from '../domain/webhook-targets.js';
+import { guardedConnector, TargetNotAllowedError } from './webhook-connector.js';
 import { signedHeaders } from './webhook-signature.js';
 
 /** How much of an endpoint's answer is read and kept with an attempt. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
+export interface WebhookSenderOptions {
+  /** Bounds a whole attempt: connecting, the answer's status and the read of its first 1 KiB. */
+  timeoutMs: number;
+  /** Which addresses deliveries may reach; checked on every new connection. */
+  targets: WebhookTargetPolicy;
+  /** DNS lookup for endpoint names; the system resolver unless a test gives its own. */
+  lookup?: LookupFunction;
+}
+
 /**
- * The one place the outbound HTTP client is built (an address policy hooks in here, through
- * `connect`). Connections to endpoints are kept alive between deliveries; each phase has its own
+ * The one place the outbound HTTP client is built. Every new connection goes through the target
+ * policy; connections to endpoints are kept alive between deliveries; each phase has its own
  * timeout, and the whole attempt is bounded by the sender's signal as well.
  */
-export function createWebhookDispatcher(timeoutMs: number): Dispatcher {
+export function createWebhookDispatcher(opts: WebhookSenderOptions): Dispatcher {
   return new Agent({
     connections: 256,
     keepAliveTimeout: 4_000,
-    connect: { timeout: timeoutMs },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    connect: guardedConnector(opts.targets, opts.timeoutMs, opts.lookup),
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
   });
 }
 
@@ -25,18 +37,23 @@ type Result = Omit<DeliveryOutcome, 'latencyMs'>;
 
 const failed = (error: string): Result => ({ ok: false, status: undefined, error, responseExcerpt: undefined });
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** A receiver's 409 means it already has the event: delivered, like a 2xx. */
+const isDelivered = (status: number) => (status >= 200 && status < 300) || status === 409;
 
 /**
- * POSTs signed webhook deliveries. 2xx is success; a redirect is not followed (it is a failed
- * attempt); at most 1 KiB of the answer is read, then the body is dropped (closing the connection
- * if more was coming). Every failure is an outcome: send never throws.
+ * POSTs signed webhook deliveries. 2xx and 409 are delivered; a redirect is not followed (it is a
+ * failed attempt); at most 1 KiB of the answer is read, then the body is dropped (closing the
+ * connection if more was coming). Every failure is an outcome: send never throws. Failures before
+ * an answer share one message, so attempts tell nobody which addresses and ports exist.
  */
 export class WebhookSender {
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly dispatcher: Dispatcher = createWebhookDispatcher(timeoutMs),
-  ) {}
+  private readonly timeoutMs: number;
+  private readonly dispatcher: Dispatcher;
+
+  constructor(opts: WebhookSenderOptions) {
+    this.timeoutMs = opts.timeoutMs;
+    this.dispatcher = createWebhookDispatcher(opts);
+  }
 
   readonly send: SendWebhook = async (delivery) => {
     const started = performance.now();
@@ -62,28 +79,22 @@ export class WebhookSender {
       return failed('request failed: invalid URL');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return failed(`request failed: unsupported protocol ${url.protocol}`);
+    const headers = signedHeaders(delivery);
     const signal = AbortSignal.timeout(this.timeoutMs);
     let answer: Dispatcher.ResponseData;
     try {
-      answer = await request(url, {
-        method: 'POST',
-        dispatcher: this.dispatcher,
-        headers: signedHeaders(delivery.id, delivery.body, delivery.secrets, delivery.now),
-        body: delivery.body,
-        signal,
-      });
+      answer = await request(url, { method: 'POST', dispatcher: this.dispatcher, headers, body: delivery.body, signal });
     } catch (err) {
-      return failed(this.describe(err, signal));
+      return failed(err instanceof TargetNotAllowedError ? `not sent: ${err.message}` : this.noAnswer());
     }
     const status = answer.statusCode;
-    const ok = status >= 200 && status < 300;
+    const ok = isDelivered(status);
     return { ok, status, error: ok ? undefined : `endpoint answered HTTP ${status}`, responseExcerpt: await excerpt(answer.body) };
   }
 
-  private describe(err: unknown, signal: AbortSignal): string {
-    const e = err as NodeJS.ErrnoException;
-    if (signal.aborted || TIMEOUT_CODES.has(e.code ?? '')) return `no answer within ${this.timeoutMs} ms (timeout)`;
-    return e.code ? `connection failed: ${e.code} (${e.message})` : `request failed: ${e.message}`;
+  /** Refused, unreachable, reset or silent: one message, so an attempt does not tell a closed port from a filtered one. */
+  private noAnswer(): string {
+    return `no answer: could not connect, or no response within ${this.timeoutMs} ms`;
   }
 }
 

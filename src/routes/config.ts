@@ -19,9 +19,12 @@ export const configRoutes: RouteModule = (app, { platformConfig }) => {
       schema: {
         tags,
         summary: 'Update platform configuration',
-        description: 'Fields left out are unchanged. Events stored while no endpoint is set are not sent when one is set; redeliver them with POST /webhook-events/{id}/redeliver.',
+        description:
+          'Fields left out are unchanged: supportedCurrencies replaces the list, embeddedWalletConfig and cardTokenization2faConfig change only the fields given, ' +
+          'feeConfigs upserts by (feeType, sourceCurrency). The service stores these settings and returns them; it does not act on them. ' +
+          'Events stored while no endpoint is set are not sent when one is set; redeliver them with POST /webhook-events/{id}/redeliver.',
         body: UpdateConfigBody,
-        response: { 200: PlatformConfigSchema, ...errorResponses(400, 415) },
+        response: { 200: PlatformConfigSchema, ...errorResponses(400, 415, 501) },
       },
     },
     async (request) => platformConfig.update(request.principal.platformId, request.body),
@@ -33,7 +36,7 @@ export const configRoutes: RouteModule = (app, { platformConfig }) => {
       schema: {
         tags,
         summary: 'Rotate the webhook signing secret',
-        description: `Issues a new secret. For ${windowHours} hours every delivery carries two signatures in webhook-signature (new and previous secret, space-separated), so a receiver can switch secrets without dropping a webhook.`,
+        description: `Issues a new secret. For ${windowHours} hours every delivery carries two signatures in webhook-signature (new and previous secret, space-separated), so a receiver can switch secrets without dropping a webhook. The ECDSA key pair of X-Grid-Signature does not change: webhookPublicKey stays valid.`,
         response: { 200: PlatformConfigSchema, ...errorResponses() },
       },
     },

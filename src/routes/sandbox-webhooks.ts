@@ -11,8 +11,10 @@ export const sandboxWebhookRoutes: RouteModule = (app, { webhookEvents }) => {
         tags: ['Sandbox'],
         summary: 'Send a test webhook',
         description:
-          'Sends a signed `WEBHOOK.TEST` event to the configured endpoint now (not retried, not in the event log) and reports its answer. ' +
-          'A non-2xx answer, a timeout or a connection error is a 400 WEBHOOK_DELIVERY_ERROR whose details carry responseStatus, responseBody and error; no endpoint is a 400 WEBHOOK_ENDPOINT_NOT_SET.',
+          'Sends a `TEST` event (`{id, type, timestamp, data: {}}`), signed with X-Grid-Signature and the Standard Webhooks headers, to the configured endpoint now ' +
+          '(not retried, not in the event log) and reports its answer. A 2xx or 409 answer is a 200 with `response_status` and `response_body`. ' +
+          'Any other answer, a refused target, a timeout or a connection error is a 400 WEBHOOK_DELIVERY_ERROR whose details carry url, error and, when the endpoint answered, ' +
+          'response_status and response_body; no endpoint is a 400 WEBHOOK_ENDPOINT_NOT_SET.',
         response: { 200: TestWebhookResponseSchema, ...errorResponses(400, 404) },
       },
     },

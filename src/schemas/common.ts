@@ -28,6 +28,7 @@ const STATUS_DESCRIPTIONS: Record<ErrorStatus, string> = {
   415: 'Request body is not application/json',
   429: 'Too many requests',
   500: 'Internal service error; the message carries a reference that is in the server log',
+  501: 'Defined by the interface but not implemented',
 };
 
 const errorSchemas = new Map<ErrorStatus, TSchema>();

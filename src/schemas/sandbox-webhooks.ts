@@ -2,10 +2,9 @@ import { Type } from 'typebox';
 
 export const TestWebhookResponseSchema = Type.Object(
   {
-    url: Type.String({ description: 'URL where the webhook was sent' }),
-    responseStatus: Type.Integer({ description: 'The HTTP status code returned by the webhook endpoint' }),
-    responseBody: Type.Optional(Type.String({ description: 'The first 1 KiB of the body returned by the webhook endpoint' })),
-    latencyMs: Type.Integer({ description: 'Time until the endpoint answered' }),
+    url: Type.String({ format: 'uri', description: 'Where the test event was sent' }),
+    response_status: Type.Integer({ description: "The endpoint's HTTP status: a 2xx, or 409 (it already had the event)" }),
+    response_body: Type.Optional(Type.String({ description: "The first 1 KiB of the endpoint's answer; absent when it was empty" })),
   },
-  { description: 'Webhook delivered successfully' },
+  { description: 'The endpoint received the test event' },
 );

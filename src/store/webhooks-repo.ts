@@ -6,8 +6,20 @@ import type { Executor } from './store.js';
 import type { DeliveryState } from './tables/webhook-events.js';
 import type { PlatformWebhookConfigRow, WebhookAttemptRow } from './tables/webhooks.js';
 
-export async function findWebhookConfig(db: Executor, platformId: string): Promise<PlatformWebhookConfigRow | undefined> {
-  return db.selectFrom('platform_webhook_config').selectAll().where('platform_id', '=', platformId).executeTakeFirst();
+/** The platform's config row; `lock` takes a row lock (PostgreSQL). */
+export async function findWebhookConfig(db: Executor, platformId: string, lock = false): Promise<PlatformWebhookConfigRow | undefined> {
+  const q = db.selectFrom('platform_webhook_config').selectAll().where('platform_id', '=', platformId);
+  return (lock ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/** Gives a row made before its platform had a signing key pair one; concurrent callers agree on the first. */
+export async function setSigningKeysIfMissing(db: Executor, platformId: string, privateKey: string, publicKey: string): Promise<void> {
+  await db
+    .updateTable('platform_webhook_config')
+    .set({ signing_private_key: privateKey, signing_public_key: publicKey })
+    .where('platform_id', '=', platformId)
+    .where('signing_private_key', 'is', null)
+    .execute();
 }
 
 /** Creates the platform's config unless it exists; concurrent first reads agree on one secret. */
@@ -41,6 +53,7 @@ export async function findEventForDelivery(db: Executor, platformId: string, eve
       'c.secret',
       'c.previous_secret',
       'c.previous_secret_expires_at',
+      'c.signing_private_key',
     ])
     .where('e.id', '=', eventId)
     .where('e.platform_id', '=', platformId)

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { createPlatformWithToken } from '../../src/domain/platforms.js';
 import { openServices, type Services } from '../../src/domain/services.js';
 import type { Environment } from '../../src/domain/tokens.js';
+import { WebhookTargetPolicy } from '../../src/domain/webhook-targets.js';
 import { WebhookSender } from '../../src/jobs/webhook-sender.js';
 import { createTestDatabase, ENGINES, type EngineName, type TestDatabase } from './engines.js';
 
@@ -49,7 +50,7 @@ export function describeEachEngine(name: string, body: (t: TestApp) => void, env
         t.engine = engine;
         t.db = await createTestDatabase(engine);
         const config = loadConfig({ ...t.db.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent', ...env });
-        sender = new WebhookSender(config.webhookTimeoutMs);
+        sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, targets: WebhookTargetPolicy.forServer(config) });
         t.services = await openServices(config, sender.send);
         t.app = await buildApp(t.services);
         t.newCaller = (environment: Environment = 'sandbox') => newCaller(t, environment);

@@ -1,4 +1,4 @@
-import { WebhookReceiver, type WebhookReceiverOptions } from '../../src/cli/webhook-receiver.js';
+import { WebhookReceiver, type WebhookReceiverOptions, type WebhookVerificationKeys } from '../../src/cli/webhook-receiver.js';
 import { recordWebhookEvent } from '../../src/domain/webhook-events.js';
 import type { Caller, TestApp } from './test-app.js';
 
@@ -9,13 +9,13 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions = {}): P
   return new WebhookReceiver(opts).start();
 }
 
-/** Points the caller's platform at the receiver and teaches the receiver the platform's secret. */
+/** Points the caller's platform at the receiver and teaches the receiver the platform's secret and public key; returns the secret. */
 export async function connectReceiver(caller: Caller, receiver: WebhookReceiver): Promise<string> {
   const res = await caller.req('PATCH', '/config', { webhookEndpoint: receiver.url });
   if (res.statusCode !== 200) throw new Error(`PATCH /config answered ${res.statusCode}: ${res.body}`);
-  const secret = (res.json() as { webhookSecret: string }).webhookSecret;
-  receiver.secrets = [secret];
-  return secret;
+  const config = res.json() as WebhookVerificationKeys;
+  receiver.trust(config);
+  return config.webhookSecret;
 }
 
 /** Stores an event for the caller's platform as a landed card operation would, and wakes the worker. */

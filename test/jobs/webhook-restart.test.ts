@@ -44,7 +44,7 @@ for (const engine of ENGINES) {
       const { platformId } = await createPlatformWithToken(services.store, services.tokens, 'Restart test platform');
       receiver = await startWebhookReceiver();
       const config = await services.platformConfig.update(platformId, { webhookEndpoint: receiver.url });
-      receiver.secrets = [config.webhookSecret];
+      receiver.trust(config);
       await receiver.stop();
       const { id } = await services.store.db.transaction().execute((trx) =>
         recordWebhookEvent(trx, { platformId, type: 'CARD_TRANSACTION.AUTHORIZED', fields: { data: { id: 'CardTransaction:r' }, operation: { kind: 'authorization', issuerTransactionToken: 'itt_restart', amount: 100 } } }),

@@ -1,15 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { WebhookTargetPolicy } from '../../src/domain/webhook-targets.js';
 import { WebhookSender } from '../../src/jobs/webhook-sender.js';
+import { signingKeys, verifiesBothWays } from '../helpers/webhook-signing.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
-const delivery = (url: string) => ({ url, id: 'Webhook:test-1', body: '{"id":"Webhook:test-1","type":"WEBHOOK.TEST"}', secrets: [SECRET] });
+const KEYS = signingKeys();
+const delivery = (url: string) => ({ url, id: 'Webhook:test-1', body: '{"id":"Webhook:test-1","type":"TEST","data":{}}', secrets: [SECRET], signingKey: KEYS.privateKey });
+/** A loopback-bound sandbox's policy: these endpoints live on 127.0.0.1. */
+const LOCAL = WebhookTargetPolicy.forServer({ host: '127.0.0.1', serviceEnv: 'sandbox', webhookAllowedNetworks: [] });
 const senders = new Map<number, WebhookSender>();
 /** One sender per timeout, as a process has one per WEBHOOK_TIMEOUT_MS. */
 const send = (url: string, timeoutMs = 2000) => {
-  if (!senders.has(timeoutMs)) senders.set(timeoutMs, new WebhookSender(timeoutMs));
+  if (!senders.has(timeoutMs)) senders.set(timeoutMs, new WebhookSender({ timeoutMs, targets: LOCAL }));
   return senders.get(timeoutMs)!.send(delivery(url));
 };
 afterAll(async () => {
@@ -19,7 +23,7 @@ afterAll(async () => {
 interface Endpoint {
   url: string;
   server: Server;
-  requests: { method: string; headers: IncomingMessage['headers']; body: string }[];
+  requests: { method: string; headers: IncomingMessage['headers']; body: string; raw: Buffer }[];
   /** Resolves when a connection to the endpoint closes. */
   closed: Promise<void>;
 }
@@ -41,7 +45,8 @@ async function endpoint(handle: (req: IncomingMessage, res: ServerResponse) => v
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const raw = Buffer.concat(chunks);
+      requests.push({ method: req.method ?? '', headers: req.headers, body: raw.toString('utf8'), raw });
       handle(req, res);
     });
   });
@@ -62,18 +67,22 @@ describe('sending one webhook', () => {
     expect(outcome).toMatchObject({ ok: false, status: undefined, error: 'request failed: unsupported protocol ftp:' });
   });
 
-  it('reports a refused connection', async () => {
+  it('reports a refused connection and a silent endpoint with one message, so attempts do not map ports', async () => {
     const gone = await endpoint(() => undefined);
     await new Promise((r) => gone.server.close(r));
-    const outcome = await send(gone.url);
-    expect(outcome).toMatchObject({ ok: false, status: undefined });
-    expect(outcome.error).toMatch(/^connection failed: ECONNREFUSED/);
+    const refused = await send(gone.url, 300);
+    const silent = await endpoint(() => undefined);
+    const timedOut = await send(silent.url, 300);
+    expect(refused).toMatchObject({ ok: false, status: undefined, responseExcerpt: undefined });
+    expect(timedOut).toMatchObject({ ok: false, status: undefined, responseExcerpt: undefined });
+    expect(refused.error).toBe('no answer: could not connect, or no response within 300 ms');
+    expect(timedOut.error).toBe(refused.error);
   });
 
   it('gives up on an endpoint that never answers once the timeout has passed', async () => {
     const silent = await endpoint(() => undefined);
     const outcome = await send(silent.url, 300);
-    expect(outcome).toMatchObject({ ok: false, status: undefined, error: 'no answer within 300 ms (timeout)' });
+    expect(outcome).toMatchObject({ ok: false, status: undefined, error: 'no answer: could not connect, or no response within 300 ms' });
     expect(outcome.latencyMs).toBeGreaterThanOrEqual(280);
     expect(outcome.latencyMs).toBeLessThan(1500);
     expect(silent.requests).toHaveLength(1);
@@ -112,6 +121,21 @@ describe('sending one webhook', () => {
     expect(outcome.latencyMs).toBeLessThan(1500);
   });
 
+  it('bounds the whole attempt by the timeout when the answer trickles in a byte at a time', async () => {
+    const trickling = await endpoint((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write('.')), 20);
+      res.on('close', () => clearInterval(timer));
+    });
+    const outcome = await send(trickling.url, 300);
+    expect(outcome).toMatchObject({ ok: true, status: 200 });
+    expect(outcome.responseExcerpt!.length).toBeGreaterThan(0);
+    expect(outcome.responseExcerpt!.length).toBeLessThan(1024);
+    expect(outcome.latencyMs).toBeGreaterThanOrEqual(280);
+    expect(outcome.latencyMs).toBeLessThan(1000);
+    await trickling.closed;
+  });
+
   it('keeps the connection to an endpoint alive between deliveries', async () => {
     let connections = 0;
     const receiver = await endpoint((_req, res) => res.end('ok'));
@@ -133,20 +157,31 @@ describe('sending one webhook', () => {
     expect(target.requests).toHaveLength(0);
   });
 
-  it('POSTs the body signed per Standard Webhooks and reports a 2xx as delivered', async () => {
+  it('counts a 409 (the receiver already has the event) as delivered', async () => {
+    const duplicate = await endpoint((_req, res) => res.writeHead(409, { 'content-type': 'application/json' }).end('{"error":"already processed"}'));
+    expect(await send(duplicate.url)).toMatchObject({ ok: true, status: 409, error: undefined, responseExcerpt: '{"error":"already processed"}' });
+  });
+
+  it.each([400, 401, 404, 410, 422, 429, 500, 503])('counts a %i as not delivered', async (status) => {
+    const refusing = await endpoint((_req, res) => res.writeHead(status).end());
+    expect(await send(refusing.url)).toMatchObject({ ok: false, status, error: `endpoint answered HTTP ${status}` });
+  });
+
+  it('POSTs the exact body signed both ways: X-Grid-Signature and Standard Webhooks', async () => {
+    let checks: ReturnType<typeof verifiesBothWays> | undefined;
     const receiver = await endpoint((req, res) => {
-      try {
-        const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
-        new Webhook(SECRET).verify(receiver.requests.at(-1)!.body, headers);
-        res.writeHead(202, { 'content-type': 'application/json' }).end('{"received":true}');
-      } catch (err) {
-        res.writeHead(401).end(String(err));
-      }
+      checks = verifiesBothWays(receiver.requests.at(-1)!.raw, req.headers, { secret: SECRET, publicKey: KEYS.publicKey });
+      res.writeHead(checks.grid && checks.standard ? 202 : 401, { 'content-type': 'application/json' }).end('{"received":true}');
     });
     const outcome = await send(receiver.url);
+    expect(checks).toEqual({ grid: true, standard: true });
     expect(outcome).toMatchObject({ ok: true, status: 202, error: undefined, responseExcerpt: '{"received":true}' });
     expect(receiver.requests).toEqual([
-      expect.objectContaining({ method: 'POST', body: delivery(receiver.url).body, headers: expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': 'Webhook:test-1' }) }),
+      expect.objectContaining({
+        method: 'POST',
+        body: delivery(receiver.url).body,
+        headers: expect.objectContaining({ 'content-type': 'application/json', 'webhook-id': 'Webhook:test-1', 'x-grid-signature': expect.stringMatching(/^[A-Za-z0-9+/]+=*$/) }),
+      }),
     ]);
   });
 });

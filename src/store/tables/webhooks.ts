@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** A platform's webhook settings; one row per platform, created on first read. */
+/** A platform's configuration (webhooks and the interface's config fields); one row per platform, created on first read. */
 export interface PlatformWebhookConfigRow {
   platform_id: string;
   webhook_endpoint: string | null;
@@ -9,6 +9,15 @@ export interface PlatformWebhookConfigRow {
   /** The secret before the last rotation; deliveries are signed with it too until it expires. */
   previous_secret: string | null;
   previous_secret_expires_at: number | null;
+  /** ECDSA P-256 key pair of X-Grid-Signature: PKCS#8 and SPKI PEM. Null only on rows made before migration 007, until first use. */
+  signing_private_key: string | null;
+  signing_public_key: string | null;
+  uma_domain: string | null;
+  /** JSON text of each structured field; null when never set. */
+  supported_currencies: string | null;
+  embedded_wallet_config: string | null;
+  card_tokenization_2fa_config: string | null;
+  fee_configs: string | null;
   created_at: number;
   updated_at: number;
 }

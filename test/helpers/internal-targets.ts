@@ -1,0 +1,37 @@
+/** Internal addresses as a URL may spell them, with the address each reaches. */
+export const INTERNAL_SPELLINGS: [spelling: string, reaches: string][] = [
+  ['127.0.0.1', 'loopback'],
+  ['127.1', 'loopback'],
+  ['0x7f.1', 'loopback'],
+  ['2130706433', 'loopback'],
+  ['017700000001', 'loopback'],
+  ['0177.0.0.1', 'loopback'],
+  ['127.0.0.1.', 'loopback'],
+  ['[::1]', 'IPv6 loopback'],
+  ['[::ffff:127.0.0.1]', 'IPv4-mapped loopback'],
+  ['[::127.0.0.1]', 'IPv4-compatible loopback'],
+  ['localhost', 'loopback by name'],
+  ['LOCALHOST.', 'loopback by name'],
+  ['api.localhost', 'loopback by name'],
+  ['0.0.0.0', 'unspecified'],
+  ['0', 'unspecified'],
+  ['[::]', 'IPv6 unspecified'],
+  ['10.0.0.1', 'private (RFC 1918)'],
+  ['172.16.5.4', 'private (RFC 1918)'],
+  ['192.168.1.1', 'private (RFC 1918)'],
+  ['[::ffff:10.0.0.1]', 'IPv4-mapped private'],
+  ['[::ffff:a00:1]', 'IPv4-mapped private, hex'],
+  ['[fd12:3456::1]', 'unique local (ULA)'],
+  ['169.254.169.254', 'link-local (cloud metadata)'],
+  ['[fe80::1]', 'IPv6 link-local'],
+  ['[::ffff:169.254.169.254]', 'IPv4-mapped link-local'],
+  ['100.64.0.1', 'carrier-grade NAT'],
+  ['224.0.0.1', 'multicast'],
+  ['[ff02::1]', 'IPv6 multicast'],
+  ['255.255.255.255', 'broadcast'],
+  ['[64:ff9b::7f00:1]', 'NAT64 of loopback'],
+  ['[2002:7f00:1::]', '6to4 of loopback'],
+];
+
+/** The host exactly as the URL parser leaves it, as the sender and PATCH /config see it. */
+export const hostOf = (spelling: string) => new URL(`http://${spelling}:8080/hook`).hostname;
