@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { API_VERSION } from '../config.js';
 import { errorSchema } from '../schemas/common.js';
+import { WEBHOOK_SIGNATURE_SCHEME, WEBHOOKS } from './openapi-webhooks.js';
 
 export const BASE_PATH = `/${API_VERSION}`;
 
@@ -28,9 +29,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
             scheme: 'bearer',
             description: 'Agent-scoped endpoints only; every operation of this service takes BasicAuth and refuses a bearer token with 401',
           },
+          WebhookSignature: WEBHOOK_SIGNATURE_SCHEME,
         },
       },
       security: [{ BasicAuth: [] }],
+      webhooks: WEBHOOKS,
     },
     hideUntagged: false,
   });

@@ -124,6 +124,28 @@ describeEachEngine('OpenAPI document', (t) => {
     const unprovoked = operations.flatMap(({ key, op }) => Object.keys(op.responses).filter((s) => !seen.get(key)!.has(Number(s))).map((s) => `${key} ${s}`));
     expect(unprovoked).toEqual(['POST /sandbox/cards/{id}/simulate/authorization 409']);
   });
+
+  it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
+    const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
+    expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-transaction', 'test-webhook']);
+    for (const [name, item] of Object.entries<{ post: { security: unknown; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } }>(doc.webhooks)) {
+      const op = item.post;
+      expect(op.security, name).toEqual([{ WebhookSignature: [] }]);
+      expect(op.parameters.filter((p) => p.in === 'header').map((p) => p.name)).toEqual(['X-Grid-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
+      expect(op.requestBody.content['application/json']!.schema.required).toEqual(expect.arrayContaining(['id', 'type', 'timestamp', 'data']));
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '409']));
+    }
+    expect(doc.webhooks['test-webhook'].post.requestBody.content['application/json'].schema.properties.type).toMatchObject({ const: 'TEST' });
+    const config = doc.paths['/config'];
+    expect(config.get.responses['200'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['webhookPublicKey', 'webhookSecret', 'supportedCurrencies', 'feeConfigs']));
+    expect(Object.keys(config.patch.requestBody.content['application/json'].schema.properties).sort()).toEqual(
+      ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
+    );
+    expect(config.patch.responses['501'].content['application/json'].schema.properties.code.enum).toEqual(['NOT_IMPLEMENTED']);
+    const test = doc.paths['/sandbox/webhooks/test'].post.responses['200'].content['application/json'].schema;
+    expect(test.required).toEqual(expect.arrayContaining(['url', 'response_status']));
+  });
 });
 
 /** One valid request per operation, over fixtures made for it. */

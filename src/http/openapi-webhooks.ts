@@ -1,0 +1,56 @@
+import type { TSchema } from 'typebox';
+import { CardTransactionWebhookSchema, TestWebhookSchema } from '../schemas/webhooks.js';
+
+/** The security scheme a receiver checks: Grid's signature header, verified with webhookPublicKey. */
+export const WEBHOOK_SIGNATURE_SCHEME = {
+  type: 'apiKey',
+  in: 'header',
+  name: 'X-Grid-Signature',
+  description:
+    "Base64 of the DER-encoded ECDSA P-256 signature over SHA-256 of the raw request body, made with the platform's key; verify it with " +
+    "webhookPublicKey from GET /config: `crypto.verify('sha256', rawBody, webhookPublicKey, Buffer.from(header, 'base64'))`.",
+} as const;
+
+const header = (name: string, description: string, example: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example }) as const;
+
+/** The headers of every delivery: both signatures. */
+const DELIVERY_HEADERS = [
+  header('X-Grid-Signature', 'ECDSA P-256 signature of the body (see the WebhookSignature security scheme)', 'MEUCIQD3l0k...'),
+  header('webhook-id', 'Standard Webhooks: the event id, the same on every retry', 'Webhook:019542f5-b3e7-7d02-8000-000000000007'),
+  header('webhook-timestamp', 'Standard Webhooks: seconds since the epoch, of this attempt', '1763737200'),
+  header(
+    'webhook-signature',
+    'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with webhookSecret; two, space-separated, during a secret rotation. Verify with the standardwebhooks package.',
+    'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  ),
+];
+
+function delivery(operationId: string, summary: string, description: string, body: TSchema) {
+  return {
+    post: {
+      operationId,
+      summary,
+      description: `${description} Sent to webhookEndpoint (PATCH /config).`,
+      tags: ['Webhooks'],
+      security: [{ WebhookSignature: [] }],
+      parameters: DELIVERY_HEADERS,
+      requestBody: { required: true, content: { 'application/json': { schema: body } } },
+      responses: {
+        '200': { description: 'Received. Any 2xx counts as delivered.' },
+        '409': { description: 'Already received (a duplicate id): counts as delivered, not retried.' },
+        default: { description: 'Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff.' },
+      },
+    },
+  };
+}
+
+/** OpenAPI 3.1 `webhooks`: what this service POSTs to a platform's endpoint. */
+export const WEBHOOKS = {
+  'card-transaction': delivery(
+    'cardTransactionWebhook',
+    'Card transaction changed',
+    'One event per landed card operation, with the transaction as it is after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    CardTransactionWebhookSchema,
+  ),
+  'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
+};

@@ -1,0 +1,39 @@
+import { Type, type TSchema } from 'typebox';
+import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/card-transactions.js';
+import { TEST_EVENT_TYPE } from '../domain/webhook-event-log.js';
+import { CardTransactionSchema } from './transactions.js';
+
+/** The envelope every delivered event shares: `{id, type, timestamp, data}`. */
+function envelope(type: TSchema, data: TSchema, extra: Record<string, TSchema> = {}, description = '') {
+  return Type.Object(
+    {
+      id: Type.String({ description: 'The event id, also sent as webhook-id; the same on every retry and redelivery, so a receiver can drop duplicates', examples: ['Webhook:019542f5-b3e7-7d02-8000-000000000007'] }),
+      type,
+      timestamp: Type.String({ format: 'date-time', description: 'When the event was created' }),
+      data,
+      ...extra,
+    },
+    { description },
+  );
+}
+
+export const TestWebhookSchema = envelope(Type.Literal(TEST_EVENT_TYPE), Type.Object({}, { description: 'Empty' }), {}, 'The test event POST /sandbox/webhooks/test sends');
+
+export const CardTransactionWebhookSchema = envelope(
+  Type.Enum(
+    CARD_TRANSACTION_STATUSES.map((s) => `CARD_TRANSACTION.${s}`),
+    { description: 'CARD_TRANSACTION.<status after the operation>; CARD_TRANSACTION.EXPIRED is an extension of this service' },
+  ),
+  CardTransactionSchema,
+  {
+    operation: Type.Object(
+      {
+        kind: Type.Enum([...OPERATION_KINDS]),
+        issuerTransactionToken: Type.String({ description: 'The token the simulate call answered with' }),
+        amount: Type.Integer({ description: 'What the operation moved, in minor units' }),
+      },
+      { description: 'Extension of this service: the card operation that produced the event, to match it to its simulate call' },
+    ),
+  },
+  'A card operation landed on a card transaction',
+);
