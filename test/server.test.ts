@@ -96,7 +96,7 @@ for (const engine of ENGINES) {
         return { status: res.status, body: await res.json() };
       };
       receiver = await new HoldingReceiver().start();
-      receiver.secrets = [(await call('PATCH', '/config', { webhookEndpoint: receiver.url })).body.webhookSecret];
+      receiver.trust((await call('PATCH', '/config', { webhookEndpoint: receiver.url })).body);
       const customer = await call('POST', '/customers', { customerType: 'INDIVIDUAL' });
       const card = await call('POST', '/cards', { cardholderId: customer.body.id, form: 'VIRTUAL' });
       const accepted = await call('POST', `/sandbox/cards/${card.body.id}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'DRAIN TEST' } });
@@ -105,7 +105,7 @@ for (const engine of ENGINES) {
       // the same endpoint, and a request whose body is half sent.
       await receiver.waitFor('the authorization webhook', () => receiver!.verified.some((d) => d.type === 'CARD_TRANSACTION.AUTHORIZED'));
       const testWebhook = call('POST', '/sandbox/webhooks/test');
-      await receiver.waitFor('the test webhook', () => receiver!.verified.some((d) => d.type === 'WEBHOOK.TEST'));
+      await receiver.waitFor('the test webhook', () => receiver!.verified.some((d) => d.type === 'TEST'));
       const slow = slowRequest(base, auth, { name: 'sent slowly', permissions: ['VIEW'] });
       await slow.headersSent;
       await new Promise((r) => setTimeout(r, 200));
@@ -116,8 +116,8 @@ for (const engine of ENGINES) {
       const created = await slow.finish();
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: 'sent slowly', permissions: ['VIEW'] });
-      receiver.release('WEBHOOK.TEST');
-      expect(await testWebhook).toMatchObject({ status: 200, body: { responseStatus: 200 } });
+      receiver.release('TEST');
+      expect(await testWebhook).toMatchObject({ status: 200, body: { response_status: 200 } });
       // Every request is answered; the worker still waits on the delivery, so the process does too.
       await new Promise((r) => setTimeout(r, 500));
       expect(server.child.exitCode).toBeNull();

@@ -1,3 +1,4 @@
+import { verify as verifySignature } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -9,8 +10,8 @@ export interface HeldDelivery {
 }
 
 /**
- * A webhook receiver on 127.0.0.1 that verifies every delivery with the standardwebhooks package
- * and, while `holding`, keeps its answer back until release(): the sender's delivery stays in
+ * A webhook receiver on 127.0.0.1 that verifies both signatures of every delivery (X-Grid-Signature
+ * with Node's crypto, webhook-signature with the standardwebhooks package) and, while `holding`, keeps its answer back until release(): the sender's delivery stays in
  * flight for as long as a test needs. Deliveries that do not verify are answered 401 at once.
  */
 export class HoldingReceiver {
@@ -18,6 +19,7 @@ export class HoldingReceiver {
   readonly verified: HeldDelivery[] = [];
   unverified = 0;
   secrets: string[] = [];
+  publicKey: string | undefined;
   holding = true;
   private readonly held: { type: string; res: ServerResponse }[] = [];
   private readonly server: Server;
@@ -29,9 +31,11 @@ export class HoldingReceiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const headers = Object.fromEntries(Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string'));
-        const raw = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const raw = bytes.toString('utf8');
         const body = this.secrets.map((s) => verify(s, raw, headers)).find((b) => b !== undefined);
-        if (!body) {
+        const gridVerified = this.publicKey !== undefined && verifySignature('sha256', bytes, this.publicKey, Buffer.from(headers['x-grid-signature'] ?? '', 'base64'));
+        if (!body || !gridVerified) {
           this.unverified++;
           return void res.writeHead(401).end();
         }
@@ -41,6 +45,13 @@ export class HoldingReceiver {
         for (const l of [...this.listeners]) l();
       });
     });
+  }
+
+  /** Verifies from now on with the platform's secret and public key (GET or PATCH /config). */
+  trust(config: { webhookSecret: string; webhookPublicKey: string }): this {
+    this.secrets = [config.webhookSecret];
+    this.publicKey = config.webhookPublicKey;
+    return this;
   }
 
   async start(): Promise<this> {

@@ -206,7 +206,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'GET /webhook-events/{id}': { id: event },
     'POST /webhook-events/{id}/redeliver': { id: event },
     // The rotations above changed the secret: the receiver learns the current one.
-    'POST /sandbox/webhooks/test': { body: async () => void (receiver.secrets = [(await created('GET', '/config')).webhookSecret]) },
+    'POST /sandbox/webhooks/test': { body: async () => void receiver.trust(await created('GET', '/config')) },
   };
 }
 
@@ -229,6 +229,12 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     [op('return_reversal'), 'nothing returned', 409, sim('return_reversal', { cardTransactionId: open })],
     ['POST /sandbox/webhooks/test', 'no endpoint', 400, caller.req('POST', '/sandbox/webhooks/test')],
     ['POST /webhook-events/{id}/redeliver', 'no endpoint', 400, caller.req('POST', `/webhook-events/${event}/redeliver`)],
+    [
+      'PATCH /config',
+      'a fee source currency the interface does not implement',
+      501,
+      caller.req('PATCH', '/config', { feeConfigs: [{ feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'EUR', variableFeeBps: 1, fixedFee: { amount: 0, currency: 'EUR' } }] }),
+    ],
   ];
 }
 

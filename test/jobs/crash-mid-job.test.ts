@@ -47,7 +47,7 @@ for (const engine of ENGINES) {
         return res.json();
       };
       receiver = await new HoldingReceiver().start();
-      receiver.secrets = [(await call('PATCH', '/config', { webhookEndpoint: receiver.url })).webhookSecret];
+      receiver.trust(await call('PATCH', '/config', { webhookEndpoint: receiver.url }));
       const holder = (await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
       const cardIds: string[] = [];
       for (let i = 0; i < 4; i++) cardIds.push((await call('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).id);

@@ -38,7 +38,7 @@ describe.skipIf(!engineAvailable('postgres'))('two server processes with workers
     };
     receiver = await new HoldingReceiver().start();
     receiver.release();
-    receiver.secrets = [(await call('PATCH', '/config', { webhookEndpoint: receiver.url })).webhookSecret];
+    receiver.trust(await call('PATCH', '/config', { webhookEndpoint: receiver.url }));
     const holder = (await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
     const cardIds: string[] = [];
     for (let i = 0; i < 8; i++) cardIds.push((await call('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).id);
