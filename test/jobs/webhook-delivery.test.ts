@@ -146,6 +146,20 @@ describeEachEngine(
       expect(new Set(r.deliveries.map((d) => d.id))).toEqual(new Set([id]));
     });
 
+    it('signs for a platform configured before key pairs existed with the key pair its config then gets', async () => {
+      const caller = await t.newCaller();
+      const r = await receiver();
+      await connectReceiver(caller, r);
+      await t.services.store.db.updateTable('platform_webhook_config').set({ signing_private_key: null, signing_public_key: null }).where('platform_id', '=', caller.platformId).execute();
+      await produceEvent(t, caller);
+      await r.waitFor((d) => d.length >= 1);
+      const { webhookPublicKey } = (await caller.req('GET', '/config')).json();
+      expect(webhookPublicKey).not.toBe(r.publicKey);
+      const d = r.deliveries[0]!;
+      expect(d.standardVerified).toBe(true);
+      expect(verify('sha256', Buffer.from(d.body), webhookPublicKey, Buffer.from(d.gridSignature, 'base64'))).toBe(true);
+    });
+
     it('signs with both secrets during a rotation window; each verifies on its own', async () => {
       const caller = await t.newCaller();
       const r = await receiver();
