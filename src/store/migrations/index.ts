@@ -4,7 +4,7 @@ import { m002Customers } from './002-customers.js';
 import { m003BeneficialOwners } from './003-beneficial-owners.js';
 import { m004Cards } from './004-cards.js';
 import { m005Webhooks } from './005-webhooks.js';
-import { m007PlatformConfig } from './007-platform-config.js';
+import { m006PlatformConfig } from './006-platform-config.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -13,5 +13,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '003_beneficial_owners': m003BeneficialOwners,
   '004_cards': m004Cards,
   '005_webhooks': m005Webhooks,
-  '007_platform_config': m007PlatformConfig,
+  '006_platform_config': m006PlatformConfig,
 };

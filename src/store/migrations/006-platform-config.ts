@@ -6,7 +6,7 @@ import type { MigrationFactory } from '../migrator.js';
  * (JSON as text where they are structured) and the ECDSA P-256 key pair that signs
  * X-Grid-Signature. Rows made before this migration get their key pair on first use.
  */
-export const m007PlatformConfig: MigrationFactory = () => ({
+export const m006PlatformConfig: MigrationFactory = () => ({
   async up(db: Kysely<any>) {
     const add = (column: string) => db.schema.alterTable('platform_webhook_config').addColumn(column, 'text').execute();
     await add('signing_private_key');
