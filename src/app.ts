@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './domain/services.js';
-import { basicAuth } from './http/auth.js';
+import type { Permission } from './domain/tokens.js';
+import { basicAuth, requirePermissionDeclared } from './http/auth.js';
+import { errorSchema } from './schemas/common.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
@@ -14,6 +16,16 @@ declare module 'fastify' {
     /** Answers without credentials (health, the OpenAPI document). */
     public?: boolean;
   }
+  interface FastifyInstance {
+    /** Every versioned operation as registered, with the permission it declared. */
+    apiOperations: ApiOperation[];
+  }
+}
+
+export interface ApiOperation {
+  method: string;
+  url: string;
+  permission: Permission;
 }
 
 export interface AppOptions {
@@ -49,8 +61,16 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   await registerOpenApi(app);
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
 
+  const operations: ApiOperation[] = [];
+  app.decorate('apiOperations', operations);
   await app.register(
     async (api) => {
+      // Every operation declares the permission it needs, or the server does not start.
+      api.addHook('onRoute', (routeOptions) => {
+        const permission = requirePermissionDeclared(routeOptions, errorSchema(403));
+        if (permission === undefined) return;
+        for (const method of [routeOptions.method].flat()) operations.push({ method, url: routeOptions.url, permission });
+      });
       for (const register of routeModules) register(api as ApiInstance, services);
     },
     { prefix: BASE_PATH },

@@ -15,6 +15,20 @@ export interface Principal {
   platformId: string;
   tokenId: string;
   environment: Environment;
+  /** The highest permission the token holds; each permission includes those below it. */
+  permission: Permission;
+}
+
+/** VIEW reads; TRANSACT also creates and changes; MANAGE also manages tokens and configuration. */
+export function permissionRank(permission: Permission): number {
+  return PERMISSIONS.indexOf(permission);
+}
+
+/** The highest of a token's permissions. */
+export function highestPermission(permissions: readonly Permission[]): Permission {
+  let best: Permission = 'VIEW';
+  for (const p of permissions) if (permissionRank(p) > permissionRank(best)) best = p;
+  return best;
 }
 
 export interface ApiToken {
@@ -75,7 +89,7 @@ export class TokenService {
     const expected = row ? Buffer.from(row.secret_hash, 'hex') : DECOY;
     const matches = expected.length === 32 && timingSafeEqual(expected, digest(secret));
     if (!row || !matches || row.revoked_at !== null) return undefined;
-    return { platformId: row.platform_id, tokenId: row.id, environment: row.environment };
+    return { platformId: row.platform_id, tokenId: row.id, environment: row.environment, permission: highestPermission(JSON.parse(row.permissions) as Permission[]) };
   }
 
   async create(

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import type { Principal, TokenService } from '../domain/tokens.js';
+import { PERMISSIONS, permissionRank, type Permission, type Principal, type TokenService } from '../domain/tokens.js';
 import { ApiError, routeNotFound } from './api-error.js';
 
 declare module 'fastify' {
@@ -10,6 +10,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Sandbox-only operation: answers exactly like an unknown path in production. */
     sandboxOnly?: boolean;
+    /** What the token needs for this operation; every authenticated route declares it (see requirePermissionDeclared). */
+    permission?: Permission;
   }
 }
 
@@ -31,6 +33,11 @@ export function basicAuth(tokens: TokenService, config: Config) {
     if (request.routeOptions.config.sandboxOnly && (principal.environment === 'production' || config.serviceEnv === 'production')) {
       throw routeNotFound(request.method, request.url);
     }
+    const needed = request.routeOptions.config.permission;
+    // A route without a declaration never registers (requirePermissionDeclared); unmatched paths have none and 404 later.
+    if (needed !== undefined && permissionRank(principal.permission) < permissionRank(needed)) {
+      throw forbidden(needed);
+    }
   };
 }
 
@@ -43,4 +50,27 @@ async function fromBasic(tokens: TokenService, encoded: string): Promise<Princip
   const colon = decoded.lastIndexOf(':');
   if (colon < 1) return undefined;
   return tokens.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1));
+}
+
+export function forbidden(needed: Permission): ApiError {
+  return new ApiError('FORBIDDEN', `This operation needs a token with the ${needed} permission`, { requiredPermission: needed });
+}
+
+/**
+ * onRoute check: an authenticated route that does not declare the permission it needs refuses to
+ * register, so the server does not start. A route needing more than VIEW documents its 403.
+ */
+export function requirePermissionDeclared(
+  routeOptions: { method: string | string[]; url: string; config?: unknown; schema?: { response?: unknown } },
+  forbiddenSchema: unknown,
+): Permission | undefined {
+  const config = (routeOptions.config ?? {}) as { public?: boolean; permission?: Permission };
+  if (config.public) return undefined;
+  const needed = config.permission;
+  if (needed === undefined || !PERMISSIONS.includes(needed)) {
+    throw new Error(`Route ${String(routeOptions.method)} ${routeOptions.url} declares no permission (config.permission: VIEW, TRANSACT or MANAGE)`);
+  }
+  const response = routeOptions.schema?.response as Record<number, unknown> | undefined;
+  if (needed !== 'VIEW' && response) response[403] = forbiddenSchema;
+  return needed;
 }

@@ -57,6 +57,7 @@ export const ERROR_CATALOGUE = {
     WALLET_SIGNATURE_INVALID: 'The signature failed cryptographic verification',
     REQUEST_ID_MISSING: 'The Request-Id header is required on the signed retry but was not supplied',
   },
+  403: { FORBIDDEN: 'The token lacks the permission this operation needs' },
   404: { NOT_FOUND: 'Unknown route, or unknown resource' },
   405: { METHOD_NOT_ALLOWED: 'The path exists but not with this method' },
   409: { INVALID_STATE_TRANSITION: 'The resource is not in a state that allows this operation' },

@@ -22,6 +22,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
   app.post(
     '/beneficial-owners',
     {
+      config: { permission: 'TRANSACT' },
       schema: {
         tags,
         summary: 'Create a beneficial owner',
@@ -39,6 +40,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
   app.get(
     '/beneficial-owners',
     {
+      config: { permission: 'VIEW' },
       schema: {
         tags,
         summary: 'List beneficial owners',
@@ -58,13 +60,14 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
 
   app.get(
     '/beneficial-owners/:id',
-    { schema: { tags, summary: 'Get a beneficial owner', params: IdParamSchema, response: { 200: BeneficialOwnerSchema, ...errorResponses(400, 404) } } },
+    { config: { permission: 'VIEW' }, schema: { tags, summary: 'Get a beneficial owner', params: IdParamSchema, response: { 200: BeneficialOwnerSchema, ...errorResponses(400, 404) } } },
     async (request, reply) => reply.type(JSON_TYPE).send(asRendered(await beneficialOwners.get(request.principal.platformId, request.params.id))),
   );
 
   app.patch(
     '/beneficial-owners/:id',
     {
+      config: { permission: 'TRANSACT' },
       schema: {
         tags,
         summary: 'Update a beneficial owner',

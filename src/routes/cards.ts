@@ -8,6 +8,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
   app.post(
     '/cards',
     {
+      config: { permission: 'TRANSACT' },
       schema: {
         tags,
         summary: 'Issue a card',
@@ -27,6 +28,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
   app.get(
     '/cards',
     {
+      config: { permission: 'VIEW' },
       schema: {
         tags,
         summary: 'List cards',
@@ -40,7 +42,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
 
   app.get(
     '/cards/:id',
-    { schema: { tags, summary: 'Get a card', params: IdParamSchema, response: { 200: CardSchema, ...errorResponses(400, 404) } } },
+    { config: { permission: 'VIEW' }, schema: { tags, summary: 'Get a card', params: IdParamSchema, response: { 200: CardSchema, ...errorResponses(400, 404) } } },
     async (request) => cards.get(request.principal.platformId, request.params.id),
   );
 };

@@ -9,13 +9,14 @@ const windowHours = SECRET_ROTATION_WINDOW_MS / 3_600_000;
 export const configRoutes: RouteModule = (app, { platformConfig }) => {
   app.get(
     '/config',
-    { schema: { tags, summary: 'Get platform configuration', response: { 200: PlatformConfigSchema, ...errorResponses() } } },
+    { config: { permission: 'VIEW' }, schema: { tags, summary: 'Get platform configuration', response: { 200: PlatformConfigSchema, ...errorResponses() } } },
     async (request) => platformConfig.get(request.principal.platformId),
   );
 
   app.patch(
     '/config',
     {
+      config: { permission: 'MANAGE' },
       schema: {
         tags,
         summary: 'Update platform configuration',
@@ -33,6 +34,7 @@ export const configRoutes: RouteModule = (app, { platformConfig }) => {
   app.post(
     '/config/webhook-secret/rotate',
     {
+      config: { permission: 'MANAGE' },
       schema: {
         tags,
         summary: 'Rotate the webhook signing secret',

@@ -11,6 +11,7 @@ export const customerRoutes: RouteModule = (app, { customers }) => {
   app.post(
     '/customers',
     {
+      config: { permission: 'TRANSACT' },
       attachValidation: true,
       schema: {
         tags,
@@ -36,6 +37,7 @@ export const customerRoutes: RouteModule = (app, { customers }) => {
   app.get(
     '/customers',
     {
+      config: { permission: 'VIEW' },
       schema: {
         tags,
         summary: 'List customers',
@@ -51,7 +53,7 @@ export const customerRoutes: RouteModule = (app, { customers }) => {
 
   app.get(
     '/customers/:id',
-    { schema: { tags, summary: 'Get a customer', params: IdParamSchema, response: { 200: CustomerSchema, ...errorResponses(400, 404) } } },
+    { config: { permission: 'VIEW' }, schema: { tags, summary: 'Get a customer', params: IdParamSchema, response: { 200: CustomerSchema, ...errorResponses(400, 404) } } },
     async (request) => customers.get(request.principal.platformId, request.params.id),
   );
 };

@@ -29,7 +29,7 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
   app.post(
     '/sandbox/cards/:id/simulate/authorization',
     {
-      config: { sandboxOnly: true },
+      config: { sandboxOnly: true, permission: 'TRANSACT' },
       schema: {
         tags,
         summary: 'Simulate a card authorization',
@@ -55,7 +55,7 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
     app.post(
       `/sandbox/cards/:id/simulate/${sim.name}`,
       {
-        config: { sandboxOnly: true },
+        config: { sandboxOnly: true, permission: 'TRANSACT' },
         schema: {
           tags,
           summary: sim.summary,

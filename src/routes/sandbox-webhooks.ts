@@ -6,7 +6,7 @@ export const sandboxWebhookRoutes: RouteModule = (app, { webhookEvents }) => {
   app.post(
     '/sandbox/webhooks/test',
     {
-      config: { sandboxOnly: true },
+      config: { sandboxOnly: true, permission: 'TRANSACT' },
       schema: {
         tags: ['Sandbox'],
         summary: 'Send a test webhook',

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import type { Environment } from '../domain/tokens.js';
+import { highestPermission, permissionRank, type Environment } from '../domain/tokens.js';
+import { forbidden } from '../http/auth.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { ApiTokenSchema, CreatedApiTokenSchema, CreateTokenBody, ListTokensQuery } from '../schemas/tokens.js';
 import type { RouteModule } from './types.js';
@@ -10,6 +11,7 @@ export const tokenRoutes: RouteModule = (app, { tokens }) => {
   app.post(
     '/tokens',
     {
+      config: { permission: 'MANAGE' },
       schema: {
         tags,
         summary: 'Create an API token',
@@ -20,6 +22,9 @@ export const tokenRoutes: RouteModule = (app, { tokens }) => {
     },
     async (request, reply) => {
       const environment: Environment = request.principal.environment;
+      // A token never grants more than it has (MANAGE is needed to get here; the rule holds whatever is added above it).
+      const asked = highestPermission(request.body.permissions);
+      if (permissionRank(asked) > permissionRank(request.principal.permission)) throw forbidden(asked);
       const created = await tokens.create(request.principal.platformId, { ...request.body, environment });
       return reply.code(201).send(created);
     },
@@ -28,6 +33,7 @@ export const tokenRoutes: RouteModule = (app, { tokens }) => {
   app.get(
     '/tokens',
     {
+      config: { permission: 'VIEW' },
       schema: {
         tags,
         summary: 'List API tokens',
@@ -41,6 +47,7 @@ export const tokenRoutes: RouteModule = (app, { tokens }) => {
   app.get(
     '/tokens/:id',
     {
+      config: { permission: 'VIEW' },
       schema: { tags, summary: 'Get an API token', params: IdParamSchema, response: { 200: ApiTokenSchema, ...errorResponses(400, 404) } },
     },
     async (request) => tokens.get(request.principal.platformId, request.params.id),
@@ -49,6 +56,7 @@ export const tokenRoutes: RouteModule = (app, { tokens }) => {
   app.delete(
     '/tokens/:id',
     {
+      config: { permission: 'MANAGE' },
       schema: {
         tags,
         summary: 'Delete (revoke) an API token',

@@ -8,6 +8,7 @@ export const transactionRoutes: RouteModule = (app, { cards }) => {
   app.get(
     '/transactions',
     {
+      config: { permission: 'VIEW' },
       schema: {
         tags,
         summary: 'List transactions',
@@ -24,6 +25,7 @@ export const transactionRoutes: RouteModule = (app, { cards }) => {
   app.get(
     '/transactions/:id',
     {
+      config: { permission: 'VIEW' },
       schema: {
         tags,
         summary: 'Get a transaction',

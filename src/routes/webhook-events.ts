@@ -8,6 +8,7 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
   app.get(
     '/webhook-events',
     {
+      config: { permission: 'VIEW' },
       schema: {
         tags,
         summary: 'List webhook events',
@@ -25,6 +26,7 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
   app.get(
     '/webhook-events/:id',
     {
+      config: { permission: 'VIEW' },
       schema: { tags, summary: 'Get a webhook event and its delivery attempts', params: IdParamSchema, response: { 200: WebhookEventDetailSchema, ...errorResponses(400, 404) } },
     },
     async (request) => webhookEvents.get(request.principal.platformId, request.params.id),
@@ -33,6 +35,7 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
   app.post(
     '/webhook-events/:id/redeliver',
     {
+      config: { permission: 'TRANSACT' },
       schema: {
         tags,
         summary: 'Redeliver a webhook event',

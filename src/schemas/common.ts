@@ -21,6 +21,7 @@ export const FieldErrorSchema = Type.Object({
 const STATUS_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: 'Invalid input',
   401: 'Missing, malformed, unknown or revoked credentials',
+  403: 'The token lacks the permission this operation needs',
   404: 'Unknown resource (a resource of another platform looks the same)',
   405: 'Method not allowed on this path',
   409: 'The resource is not in a state that allows this operation',

@@ -18,7 +18,7 @@ export function tokenForAuthQuery(store: Store) {
   return new PreparedRead(
     store,
     (db, a: { id: string }) =>
-      db.selectFrom('api_tokens').select(['id', 'platform_id', 'environment', 'secret_hash', 'revoked_at']).where('id', '=', a.id).compile(),
+      db.selectFrom('api_tokens').select(['id', 'platform_id', 'environment', 'permissions', 'secret_hash', 'revoked_at']).where('id', '=', a.id).compile(),
     { id: '\u0000id' },
   );
 }

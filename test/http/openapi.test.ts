@@ -8,7 +8,7 @@ import { drainCardJobs } from '../helpers/card-jobs.js';
 import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
-import { BASE, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
+import { BASE, basicAuth, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 interface Operation {
@@ -71,6 +71,8 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(Object.keys(valid).sort()).toEqual(operations.map((o) => o.key).sort());
 
     const production = await t.newCaller('production');
+    const viewerToken = (await t.caller.req('POST', '/tokens', { name: 'viewer', permissions: ['VIEW'] })).json() as { clientId: string; clientSecret: string };
+    const viewerAuth = basicAuth(viewerToken.clientId, viewerToken.clientSecret);
     const broken = await brokenApp(t);
     const undocumented: string[] = [];
     const seen = new Map<string, Set<number>>();
@@ -101,6 +103,14 @@ describeEachEngine('OpenAPI document', (t) => {
         check(key, op, 'no credentials', await t.app.inject({ method: method as InjectOptions['method'], url: `${BASE}${url()}` }), 401);
         check(key, op, 'database down', await broken.inject(method, `${BASE}${url()}`, t.caller.auth), 500);
         check(key, op, 'production token', await send(production, url(), await body()));
+        const viewerBody = await body();
+        check(
+          key,
+          op,
+          'VIEW token',
+          await t.app.inject({ method: method as InjectOptions['method'], url: `${BASE}${url()}`, headers: { authorization: viewerAuth }, ...(viewerBody === undefined ? {} : { payload: viewerBody as object }) }),
+          method === 'GET' ? undefined : 403,
+        );
         check(key, op, 'unknown query parameter', await send(t.caller, url(v.id, v.query ? `${v.query}&zz=1` : 'zz=1'), await body()), op.parameters?.some((p) => p.in === 'query') ? 400 : undefined);
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
         const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
