@@ -3,12 +3,12 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './domain/services.js';
 import type { Permission } from './domain/tokens.js';
-import { basicAuth, requirePermissionDeclared } from './http/auth.js';
+import { basicAuth, requirePermissionDeclared, requireSandboxDeclared } from './http/auth.js';
 import { errorSchema } from './schemas/common.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
-import { routeModules } from './routes/index.js';
+import { routeModules, sandboxRouteModules } from './routes/index.js';
 import type { ApiInstance } from './routes/types.js';
 
 declare module 'fastify' {
@@ -68,10 +68,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
       // Every operation declares the permission it needs, or the server does not start.
       api.addHook('onRoute', (routeOptions) => {
         const permission = requirePermissionDeclared(routeOptions, errorSchema(403));
+        requireSandboxDeclared(routeOptions, services.config.serviceEnv);
         if (permission === undefined) return;
         for (const method of [routeOptions.method].flat()) operations.push({ method, url: routeOptions.url, permission });
       });
       for (const register of routeModules) register(api as ApiInstance, services);
+      // In production the sandbox operations do not exist: every method on their paths is an unknown path.
+      if (services.config.serviceEnv !== 'production') for (const register of sandboxRouteModules) register(api as ApiInstance, services);
     },
     { prefix: BASE_PATH },
   );

@@ -30,6 +30,7 @@ export function basicAuth(tokens: TokenService, config: Config) {
     const principal = scheme === 'basic' ? await fromBasic(tokens, header.slice(space + 1).trim()) : undefined;
     if (!principal) throw new ApiError('UNAUTHORIZED', `Missing or invalid API credentials; ${HOW}`, undefined, CHALLENGE);
     request.principal = principal;
+    // (A production server does not register them at all; this is for a production token on a sandbox server.)
     if (request.routeOptions.config.sandboxOnly && (principal.environment === 'production' || config.serviceEnv === 'production')) {
       throw routeNotFound(request.method, request.url);
     }
@@ -73,4 +74,19 @@ export function requirePermissionDeclared(
   const response = routeOptions.schema?.response as Record<number, unknown> | undefined;
   if (needed !== 'VIEW' && response) response[403] = forbiddenSchema;
   return needed;
+}
+
+/**
+ * onRoute check: a route is sandbox-only exactly when its path is under /sandbox/, and a
+ * production server registers none (their modules are sandboxRouteModules).
+ */
+export function requireSandboxDeclared(routeOptions: { method: string | string[]; url: string; config?: unknown }, serviceEnv: string): void {
+  const sandboxOnly = ((routeOptions.config ?? {}) as { sandboxOnly?: boolean }).sandboxOnly === true;
+  const underSandbox = /\/sandbox\//.test(routeOptions.url);
+  if (sandboxOnly !== underSandbox) {
+    throw new Error(`Route ${String(routeOptions.method)} ${routeOptions.url}: config.sandboxOnly must be set exactly on the paths under /sandbox/`);
+  }
+  if (underSandbox && serviceEnv === 'production') {
+    throw new Error(`Route ${String(routeOptions.method)} ${routeOptions.url} is a sandbox operation: register it in sandboxRouteModules`);
+  }
 }

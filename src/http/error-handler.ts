@@ -94,7 +94,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   const known = FindMyWay({ ignoreTrailingSlash: false });
   app.addHook('onRoute', (route) => {
     for (const m of [route.method].flat()) {
-      if (METHODS.includes(m as HTTPMethod)) known.on(m as HTTPMethod, route.url, () => {});
+      if (METHODS.includes(m as HTTPMethod)) known.on(m as HTTPMethod, route.url, () => {}, { sandboxOnly: route.config?.sandboxOnly === true });
     }
   });
 
@@ -106,7 +106,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
-    const allowed = METHODS.filter((m) => m !== request.method && known.find(m, path));
+    // To a production token the sandbox paths do not exist: no 405 for them either.
+    const production = request.principal?.environment === 'production';
+    const allowed = METHODS.filter((m) => {
+      if (m === request.method) return false;
+      const found = known.find(m, path);
+      return found !== null && !(production && (found.store as { sandboxOnly?: boolean } | undefined)?.sandboxOnly);
+    });
     if (allowed.length > 0 && request.method !== 'HEAD') {
       return sendError(
         reply,

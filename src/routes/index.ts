@@ -10,4 +10,10 @@ import { sandboxWebhookRoutes } from './sandbox-webhooks.js';
 import { webhookEventRoutes } from './webhook-events.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, sandboxCardRoutes, configRoutes, webhookEventRoutes, sandboxWebhookRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes];
+
+/**
+ * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,
+ * and documented, only when the server is not started with SERVICE_ENV=production.
+ */
+export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes];

@@ -1,22 +1,48 @@
 import { expect, it } from 'vitest';
-import { describeEachEngine } from '../helpers/test-app.js';
+import { BASE, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+const SANDBOX_PATHS = [
+  ['/sandbox/cards/Card:x/simulate/authorization_expiry', { cardTransactionId: 'CardTransaction:x' }],
+  ['/sandbox/cards/Card:x/simulate/return_reversal', { cardTransactionId: 'CardTransaction:x' }],
+  ['/sandbox/cards/Card:x/simulate/authorization', { amount: 100, merchant: { descriptor: 'x' } }],
+  ['/sandbox/webhooks/test', undefined],
+] as const;
+
+/** Every method on every sandbox path answers exactly as the same method on an unknown path. */
+async function expectSandboxPathsUnknown(caller: Caller): Promise<void> {
+  for (const [path, body] of SANDBOX_PATHS) {
+    for (const method of METHODS) {
+      const withBody = method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? undefined : body;
+      const res = await caller.req(method, path, withBody);
+      const unknown = await caller.req(method, `${path}-nope`, withBody);
+      const label = `${method} ${path}`;
+      expect(res.statusCode, label).toBe(404);
+      expect(res.headers.allow, label).toBeUndefined();
+      if (method === 'HEAD') continue;
+      expect(res.json(), label).toEqual({ ...unknown.json(), message: unknown.json().message.replace(`${path}-nope`, path) });
+    }
+  }
+}
+
+async function documentedPaths(t: TestApp): Promise<string[]> {
+  const doc = (await t.app.inject({ method: 'GET', url: `${BASE}/openapi.json` })).json() as { paths: Record<string, unknown> };
+  return Object.keys(doc.paths);
+}
 
 describeEachEngine(
   'a production deployment',
   (t) => {
-    it('answers every sandbox path exactly like an unknown path, whatever the token', async () => {
-      const paths = [
-        ['POST', '/sandbox/cards/Card:x/simulate/authorization_expiry', { cardTransactionId: 'CardTransaction:x' }],
-        ['POST', '/sandbox/cards/Card:x/simulate/return_reversal', { cardTransactionId: 'CardTransaction:x' }],
-        ['POST', '/sandbox/cards/Card:x/simulate/authorization', { amount: 100, merchant: { descriptor: 'x' } }],
-        ['POST', '/sandbox/webhooks/test', undefined],
-      ] as const;
-      for (const [method, path, body] of paths) {
-        const res = await t.caller.req(method, path, body);
-        const unknown = await t.caller.req(method, `${path}-nope`, body);
-        expect(res.statusCode, path).toBe(404);
-        expect(res.json()).toEqual({ ...unknown.json(), message: unknown.json().message.replace(`${path}-nope`, path) });
-      }
+    it('does not register the sandbox operations: every method on their paths answers exactly like an unknown path, whatever the token', async () => {
+      await expectSandboxPathsUnknown(t.caller);
+      await expectSandboxPathsUnknown(await t.newCaller('production'));
+      expect(t.app.apiOperations.filter((o) => o.url.includes('/sandbox/'))).toEqual([]);
+    });
+
+    it('does not document them', async () => {
+      const paths = await documentedPaths(t);
+      expect(paths).toContain('/tokens');
+      expect(paths.filter((p) => p.includes('sandbox'))).toEqual([]);
     });
 
     it('still serves the other operations', async () => {
@@ -25,3 +51,13 @@ describeEachEngine(
   },
   { SERVICE_ENV: 'production' },
 );
+
+describeEachEngine('a production token on a sandbox server', (t) => {
+  it('meets every method on the sandbox paths exactly like an unknown path; a sandbox token meets 405 with Allow', async () => {
+    await expectSandboxPathsUnknown(await t.newCaller('production'));
+    const res = await t.caller.req('GET', '/sandbox/webhooks/test');
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('POST');
+    expect((await documentedPaths(t)).filter((p) => p.includes('sandbox')).length).toBeGreaterThan(0);
+  });
+});
