@@ -36,6 +36,7 @@ const DOCS_PREFIX = `${BASE_PATH}/docs`;
 
 /** Builds the HTTP application over the given services; does not listen. */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const config = services.config;
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 1024 * 1024,
@@ -44,7 +45,13 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     frameworkErrors,
     clientErrorHandler,
+    // A request must arrive whole within requestTimeout (headers within headersTimeout), however
+    // slowly its bytes trickle in; Node checks these deadlines every second rather than every 30 s.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.maxConnections = config.maxConnections;
 
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted; anything else is a 415, not a string to validate.

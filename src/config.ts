@@ -29,6 +29,14 @@ const ConfigSchema = Type.Object({
   WORKER_ENABLED: Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }),
   // Server processes sharing the port (node:cluster); more use more cores.
   HTTP_PROCESSES: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
+  // The whole request (headers and body) must arrive within this; a slow body is cut off.
+  REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  // The request's headers must arrive within this (at most REQUEST_TIMEOUT_MS).
+  HEADERS_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  // An idle keep-alive connection is closed after this (above the usual 60 s idle timeout of load balancers).
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 100 }),
+  // Open connections one process accepts; more are closed at once.
+  MAX_CONNECTIONS: Type.Integer({ default: 10_000, minimum: 1 }),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -49,6 +57,10 @@ export interface Config {
   jobConcurrency: number;
   workerEnabled: boolean;
   httpProcesses: number;
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {}
@@ -70,6 +82,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const webhookAllowedNetworks = (env.WEBHOOK_ALLOWED_NETWORKS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
   const notCidrs = webhookAllowedNetworks.filter((cidr) => !ipaddr.isValidCIDR(cidr));
   if (notCidrs.length > 0) problems.set('WEBHOOK_ALLOWED_NETWORKS', `WEBHOOK_ALLOWED_NETWORKS=${JSON.stringify(env.WEBHOOK_ALLOWED_NETWORKS)}: not a CIDR such as 10.0.0.0/8 or fd00::/8: ${notCidrs.join(', ')}`);
+  if (problems.size === 0 && (converted as RawConfig).HEADERS_TIMEOUT_MS > (converted as RawConfig).REQUEST_TIMEOUT_MS) {
+    problems.set('HEADERS_TIMEOUT_MS', `HEADERS_TIMEOUT_MS=${JSON.stringify(env.HEADERS_TIMEOUT_MS ?? '')}: must not exceed REQUEST_TIMEOUT_MS`);
+  }
   if (problems.size > 0) throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
   const c = converted as RawConfig;
   return {
@@ -88,5 +103,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobConcurrency: c.JOB_CONCURRENCY,
     workerEnabled: c.WORKER_ENABLED === '1',
     httpProcesses: c.HTTP_PROCESSES,
+    requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: c.KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: c.MAX_CONNECTIONS,
   };
 }
