@@ -113,7 +113,7 @@ export const seedCommand: CliCommand = {
           batch.push(row);
           if (sampleIds.length < 10) sampleIds.push(row.id);
         }
-        await store.db.transaction().execute(async (trx) => {
+        await store.transaction(async (trx) => {
           for (let i = 0; i < batch.length; i += ROWS_PER_STATEMENT) await insertCustomers(trx, batch.slice(i, i + ROWS_PER_STATEMENT));
           let owners: BeneficialOwnerRow[] = [];
           for (const customer of batch) {

@@ -147,7 +147,7 @@ export class BeneficialOwnerService {
       createdAt: at,
       updatedAt: at,
     });
-    await this.store.db.transaction().execute(async (trx) => {
+    await this.store.transaction(async (trx) => {
       if (!(await countNewOwner(trx, platformId, input.customerId))) throw new ValidationError([notABusinessCustomer()]);
       await insertOwner(trx, { customer_id: input.customerId, created_at: now, id, platform_id: platformId, updated_at: now, body });
     });
@@ -162,7 +162,7 @@ export class BeneficialOwnerService {
 
   /** Applies the given fields (personalInfo field by field); the rest stays as it is. */
   async update(platformId: string, id: string, patch: BeneficialOwnerPatch): Promise<OwnerJson> {
-    return this.store.db.transaction().execute(async (trx) => {
+    return this.store.transaction(async (trx) => {
       const row = await findOwner(trx, platformId, id, this.store.engine === 'postgres');
       if (!row) throw new NotFoundError('BeneficialOwner', id);
       const current = JSON.parse(row.body) as BeneficialOwner;

@@ -43,7 +43,7 @@ export class CardSimulations {
 
   /** Creates a transaction whose id is allocated now, so later simulations can name it before it lands. */
   async authorize(platformId: string, cardId: string, input: AuthorizationInput): Promise<Accepted> {
-    const accepted = await this.store.db.transaction().execute(async (trx) => {
+    const accepted = await this.store.transaction(async (trx) => {
       const card = await repo.findCard(trx, platformId, cardId);
       if (!card) throw new NotFoundError('Card', cardId);
       if (card.state !== 'ACTIVE') throw new InvalidStateError(`Card ${cardId} is ${card.state}; authorizations need an ACTIVE card`, card.state);
@@ -90,7 +90,7 @@ export class CardSimulations {
     input: { cardTransactionId: string; amount?: number | undefined },
   ): Promise<Accepted> {
     const op: Operation = { kind: SIMULATIONS[name], amount: input.amount ?? null };
-    const accepted = await this.store.db.transaction().execute(async (trx) => {
+    const accepted = await this.store.transaction(async (trx) => {
       const card = await repo.findCard(trx, platformId, cardId);
       if (!card) throw new NotFoundError('Card', cardId);
       const row = await repo.lockCardTransaction(trx, this.store.engine, platformId, input.cardTransactionId);

@@ -166,7 +166,7 @@ export class PlatformConfigService {
     if (errors.length > 0) throw new ValidationError(errors);
     await this.load(platformId);
     const now = Date.now();
-    await this.store.db.transaction().execute(async (trx) => {
+    await this.store.transaction(async (trx) => {
       // Merged fields are read and written in one transaction; on PostgreSQL under a row lock.
       const row = (await findWebhookConfig(trx, platformId, this.store.engine === 'postgres'))!;
       const changes: Parameters<typeof updateWebhookConfig>[2] = { updated_at: now };

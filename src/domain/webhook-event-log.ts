@@ -121,7 +121,7 @@ export class WebhookEventLog {
     if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
     const now = Date.now();
     const payload: DeliverWebhookPayload = { eventId: id, platformId, redeliver: true };
-    await this.store.db.transaction().execute(async (trx) => {
+    await this.store.transaction(async (trx) => {
       await setEventState(trx, id, 'PENDING', now);
       await enqueueJob(trx, { id: newId('Job'), kind: DELIVER_WEBHOOK_JOB, payload }, now);
     });

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
-import type { Store } from './store.js';
+import { scopedStore, type Store } from './store.js';
 
 /** A pool of `max` connections; reads are plain pool queries. */
 export function openPostgres(url: string, max: number): Store {
@@ -17,5 +17,5 @@ export function openPostgres(url: string, max: number): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const read = async <R>(query: CompiledQuery<R>): Promise<R[]> =>
     (await pool.query({ text: query.sql, values: query.parameters as unknown[] })).rows as R[];
-  return { db, engine: 'postgres', read, close: () => db.destroy() };
+  return scopedStore(db, 'postgres', read, () => db.destroy());
 }

@@ -6,7 +6,7 @@ import type { Database } from './database.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { SqliteReadBatch } from './sqlite-read-batch.js';
 import { StatementCache } from './statement-cache.js';
-import type { Store } from './store.js';
+import { scopedStore, type Store } from './store.js';
 
 export const SQLITE_FILE = 'payments.sqlite';
 
@@ -38,15 +38,10 @@ export function openSqlite(dataDir: string): Store {
     }
     return reader;
   });
-  return {
-    db,
-    engine: 'sqlite',
-    read: (query) => batch.read(query),
-    close: async () => {
-      batch.flush();
-      closed = true;
-      reader?.close();
-      await db.destroy();
-    },
-  };
+  return scopedStore(db, 'sqlite', (query) => batch.read(query), async () => {
+    batch.flush();
+    closed = true;
+    reader?.close();
+    await db.destroy();
+  });
 }

@@ -2,6 +2,7 @@ import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { Database } from './database.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
+import { inTransaction, scopedTransaction } from './scoped-transaction.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -10,7 +11,10 @@ export type Trx = Transaction<Database>;
 export type Executor = Db | Trx;
 
 export interface Store {
-  db: Db;
+  /** The database, or the transaction scoped to the current async context (see `transaction`). */
+  readonly db: Db;
+  /** Runs `fn` in a transaction, joining the one scoped to this async context if there is one. */
+  transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T>;
   engine: Engine;
   /**
    * Runs a compiled read outside any write transaction, for hot paths; it sees every commit made
@@ -32,4 +36,17 @@ export interface StoreOptions {
 /** PostgreSQL when a URL is given, otherwise the SQLite file in the data directory. */
 export function openStore(opts: StoreOptions): Store {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openSqlite(opts.dataDir);
+}
+
+/** The Store members shared by both engines: `db` follows the scoped transaction. */
+export function scopedStore(root: Db, engine: Engine, read: Store['read'], close: Store['close']): Store {
+  return {
+    get db(): Db {
+      return scopedTransaction() ?? root;
+    },
+    engine,
+    read,
+    close,
+    transaction: (fn) => inTransaction(root, fn),
+  };
 }
