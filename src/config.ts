@@ -9,6 +9,8 @@ const ConfigSchema = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
   DATA_DIR: Type.String({ default: './data', minLength: 1 }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  // FULL: a commit (so a 202) survives a power loss; NORMAL survives a process crash only, for faster commits.
+  SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], { default: 'FULL' }),
   SERVICE_ENV: Type.Union([Type.Literal('sandbox'), Type.Literal('production')], { default: 'sandbox' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -46,6 +48,7 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  sqliteSynchronous: 'FULL' | 'NORMAL';
   serviceEnv: 'sandbox' | 'production';
   logLevel: string;
   webhookRetryScheduleMs: number[];
@@ -64,6 +67,13 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * A claimed job's lease must outlast one webhook delivery attempt and the commit after it, or
+ * another process takes the job over while it is still being delivered and delivers it again.
+ * Leases are not renewed while a job runs, so the worker refuses to start without this margin.
+ */
+export const JOB_LEASE_MARGIN_MS = 1_000;
 
 /** Reads and validates every setting once; throws a ConfigError naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -85,6 +95,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (problems.size === 0 && (converted as RawConfig).HEADERS_TIMEOUT_MS > (converted as RawConfig).REQUEST_TIMEOUT_MS) {
     problems.set('HEADERS_TIMEOUT_MS', `HEADERS_TIMEOUT_MS=${JSON.stringify(env.HEADERS_TIMEOUT_MS ?? '')}: must not exceed REQUEST_TIMEOUT_MS`);
   }
+  const c0 = converted as RawConfig;
+  if (problems.size === 0 && c0.WORKER_ENABLED === '1' && c0.JOB_LEASE_MS <= c0.WEBHOOK_TIMEOUT_MS + JOB_LEASE_MARGIN_MS) {
+    problems.set('JOB_LEASE_MS', `JOB_LEASE_MS=${c0.JOB_LEASE_MS} must be greater than WEBHOOK_TIMEOUT_MS (${c0.WEBHOOK_TIMEOUT_MS}) + ${JOB_LEASE_MARGIN_MS} ms, as leases are not renewed while a delivery runs: raise JOB_LEASE_MS or lower WEBHOOK_TIMEOUT_MS (or set WORKER_ENABLED=0 for a process that runs no jobs)`);
+  }
   if (problems.size > 0) throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
   const c = converted as RawConfig;
   return {
@@ -92,6 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: c.PORT,
     dataDir: c.DATA_DIR,
     databaseUrl: c.DATABASE_URL,
+    sqliteSynchronous: c.SQLITE_SYNCHRONOUS,
     serviceEnv: c.SERVICE_ENV,
     logLevel: c.LOG_LEVEL,
     webhookRetryScheduleMs: c.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Math.round(Number(s) * 1000)),

@@ -40,4 +40,25 @@ describe('configuration', () => {
     expect(message).toContain('PORT');
     expect(message).toMatch(/WEBHOOK_ALLOWED_NETWORKS=.*not a CIDR.*10\.0\.0\.1, example\.com\/24$/);
   });
+
+  it('SQLite commits with synchronous=FULL unless SQLITE_SYNCHRONOUS=NORMAL opts out', () => {
+    expect(loadConfig({}).sqliteSynchronous).toBe('FULL');
+    expect(loadConfig({ SQLITE_SYNCHRONOUS: 'NORMAL' }).sqliteSynchronous).toBe('NORMAL');
+    expect(() => loadConfig({ SQLITE_SYNCHRONOUS: 'OFF' })).toThrow(/SQLITE_SYNCHRONOUS/);
+  });
+
+  it('refuses a job lease not longer than the webhook timeout plus a margin, naming both variables, when the worker runs', () => {
+    let message = '';
+    try {
+      loadConfig({ WEBHOOK_TIMEOUT_MS: '10000', JOB_LEASE_MS: '11000' });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/JOB_LEASE_MS=11000 must be greater than WEBHOOK_TIMEOUT_MS \(10000\) \+ 1000 ms/);
+    expect(loadConfig({ WEBHOOK_TIMEOUT_MS: '10000', JOB_LEASE_MS: '11001' }).jobLeaseMs).toBe(11001);
+    expect(() => loadConfig({ JOB_LEASE_MS: '5000' })).toThrow(/JOB_LEASE_MS=5000.*WEBHOOK_TIMEOUT_MS \(10000\)/);
+    // A process that runs no jobs holds no leases.
+    expect(loadConfig({ JOB_LEASE_MS: '5000', WORKER_ENABLED: '0' }).jobLeaseMs).toBe(5000);
+  });
 });

@@ -57,7 +57,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
  * A process that sends webhooks passes its sender; without one, sending is refused.
  */
 export async function openServices(config: Config, sendWebhook?: SendWebhook): Promise<Services> {
-  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous });
   try {
     await migrateToLatest(store);
     const cursorKey = await loadOrCreateSecret(store.db, 'cursor_key');

@@ -17,12 +17,13 @@ function tune(conn: SqliteDatabase.Database): void {
 }
 
 /** The SQLite file in `dataDir`: one connection for Kysely (writes, transactions) and one read-only connection for Store.read. */
-export function openSqlite(dataDir: string): Store {
+export function openSqlite(dataDir: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Store {
   mkdirSync(dataDir, { recursive: true });
   const writer = new SqliteDatabase(join(dataDir, SQLITE_FILE));
   writer.pragma('journal_mode = WAL');
-  // NORMAL in WAL mode survives a process crash; only an OS crash can lose the last commits.
-  writer.pragma('synchronous = NORMAL');
+  // FULL syncs the WAL at every commit, so an acknowledged write survives a power loss; NORMAL
+  // (opt-in) survives a process crash, but an OS crash or power loss can lose the last commits.
+  writer.pragma(`synchronous = ${synchronous}`);
   writer.pragma('foreign_keys = ON');
   tune(writer);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: new StatementCache(writer) }) });

@@ -31,11 +31,13 @@ export interface StoreOptions {
   dataDir: string;
   /** PostgreSQL pool size per process. */
   poolSize?: number;
+  /** SQLite's commit durability: FULL (the default) survives a power loss, NORMAL a process crash. */
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
 }
 
 /** PostgreSQL when a URL is given, otherwise the SQLite file in the data directory. */
 export function openStore(opts: StoreOptions): Store {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openSqlite(opts.dataDir);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openSqlite(opts.dataDir, opts.sqliteSynchronous ?? 'FULL');
 }
 
 /** The Store members shared by both engines: `db` follows the scoped transaction. */

@@ -11,7 +11,7 @@ import { engineAvailable } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
 
 const SERVER_ENV = {
-  JOB_LEASE_MS: '3000',
+  JOB_LEASE_MS: '3500',
   JOB_POLL_MS: '20',
   WEBHOOK_TIMEOUT_MS: '2000',
   WEBHOOK_RETRY_SCHEDULE: Array(40).fill('0.2').join(','),

@@ -11,7 +11,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 const SERVER_ENV = {
   WEBHOOK_RETRY_SCHEDULE: Array(40).fill('0.25').join(','),
   WEBHOOK_TIMEOUT_MS: '1000',
-  JOB_LEASE_MS: '2000',
+  JOB_LEASE_MS: '2500',
   JOB_POLL_MS: '20',
 };
 

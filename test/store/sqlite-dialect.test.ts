@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/store/migrator.js';
 import { SQLITE_FILE } from '../../src/store/sqlite.js';
@@ -37,5 +38,16 @@ describe('SQLite transactions', () => {
     });
     expect(otherWrite).toMatchObject({ code: 'SQLITE_BUSY' });
     other.prepare('insert into platforms (id, name, created_at) values (?, ?, ?)').run('Platform:after', 'after', 2);
+  });
+
+  it('commits with synchronous=FULL by default (a 202 survives a power loss), NORMAL when asked', async () => {
+    const read = async (s: Store) => (await sql<{ synchronous: number }>`pragma synchronous`.execute(s.db)).rows[0]?.synchronous;
+    expect(await read(store)).toBe(2);
+    const normal = openStore({ dataDir: db.dataDir, sqliteSynchronous: 'NORMAL' });
+    try {
+      expect(await read(normal)).toBe(1);
+    } finally {
+      await normal.close();
+    }
   });
 });
