@@ -63,13 +63,19 @@ export function applyOperation(state: Ledger, op: Operation): Outcome {
       return { ok: true, amount, next: { ...state, status: 'AUTHORIZED', authorized: amount } };
     case 'CLEARING': {
       if (state.status !== 'AUTHORIZED' && state.status !== 'PARTIALLY_SETTLED') return refuse(state, op);
-      const open = state.authorized - state.settled;
-      if (amount > open) return { ok: false, refusal: 'amount', reason: `must be at most the unsettled authorized amount, ${open}` };
+      // Amount 0: the authorization expires with nothing settled, exactly as AUTHORIZATION_EXPIRY.
+      if (amount === 0) {
+        if (state.status !== 'AUTHORIZED' || state.settled !== 0) {
+          return { ok: false, refusal: 'state', reason: `CLEARING of amount 0 (expiry) needs the transaction AUTHORIZED with nothing settled; it is ${state.status}` };
+        }
+        return { ok: true, amount: 0, next: { ...state, status: 'EXPIRED' } };
+      }
+      // Above the open amount (a tip, over-authorization): settles the transaction, the extra included.
       const settled = state.settled + amount;
       return {
         ok: true,
         amount,
-        next: { ...state, settled, settlementCount: state.settlementCount + 1, status: settled === state.authorized ? 'SETTLED' : 'PARTIALLY_SETTLED' },
+        next: { ...state, settled, settlementCount: state.settlementCount + 1, status: settled >= state.authorized ? 'SETTLED' : 'PARTIALLY_SETTLED' },
       };
     }
     case 'RETURN': {

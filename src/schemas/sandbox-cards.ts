@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 
 const MAX_AMOUNT = 100_000_000_000;
-const Amount = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description });
+const Amount = (description: string, minimum = 1) => Type.Integer({ minimum, maximum: MAX_AMOUNT, description });
 const CardTransactionId = Type.String({ minLength: 1, maxLength: 128, description: 'The CardTransaction to act against; it must be on this card' });
 
 export const AuthorizationBody = Type.Object(
@@ -21,8 +21,8 @@ export const AuthorizationBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const AmountBody = (what: string) =>
-  Type.Object({ cardTransactionId: CardTransactionId, amount: Amount(what) }, { additionalProperties: false });
+export const AmountBody = (what: string, minimum = 1) =>
+  Type.Object({ cardTransactionId: CardTransactionId, amount: Amount(what, minimum) }, { additionalProperties: false });
 export const SimulationRequest = Type.Object({ cardTransactionId: CardTransactionId }, { additionalProperties: false, description: 'Sandbox card simulation request' });
 
 export const SimulationResponse = Type.Object(

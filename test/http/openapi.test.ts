@@ -229,11 +229,14 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   const open = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
   const expired = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
   await sim('authorization_expiry', { cardTransactionId: expired });
+  const partly = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
+  await sim('clearing', { cardTransactionId: partly, amount: 100 });
   const event = await produceEvent(t, caller);
   const op = (kind: string) => `POST /sandbox/cards/{id}/simulate/${kind}`;
   return [
     [op('clearing'), 'expired transaction', 409, sim('clearing', { cardTransactionId: expired, amount: 1 })],
-    [op('clearing'), 'amount above the unsettled amount', 400, sim('clearing', { cardTransactionId: open, amount: 5000 })],
+    [op('clearing'), 'a clearing of amount 0 on a partly settled transaction', 409, sim('clearing', { cardTransactionId: partly, amount: 0 })],
+    [op('return'), 'amount above the net settled amount', 400, sim('return', { cardTransactionId: partly, amount: 5000 })],
     [op('return'), 'nothing settled', 409, sim('return', { cardTransactionId: open, amount: 1 })],
     [op('authorization_expiry'), 'expired transaction', 409, sim('authorization_expiry', { cardTransactionId: expired })],
     [op('return_reversal'), 'nothing returned', 409, sim('return_reversal', { cardTransactionId: open })],

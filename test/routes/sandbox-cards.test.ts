@@ -206,12 +206,44 @@ describeEachEngine('sandbox card simulators', (t) => {
       expect409(await sim('return_reversal', { cardTransactionId: id }), 'SETTLED');
     });
 
-    it('refuses amounts beyond the open or net settled amount with 400 on amount', async () => {
+    it('refuses a return beyond the net settled amount with 400 on amount', async () => {
       const id = await inState([['clearing', 600]]);
-      const over = await sim('clearing', { cardTransactionId: id, amount: 401 });
+      const over = await sim('return', { cardTransactionId: id, amount: 601 });
       expect(over.statusCode).toBe(400);
       expect(over.json()).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'amount' }] } });
-      expect((await sim('return', { cardTransactionId: id, amount: 601 })).statusCode).toBe(400);
+    });
+
+    it('refuses a clearing of amount 0 (expiry) once anything is settled, even if not landed yet', async () => {
+      const { id } = await authorize(1000);
+      await step('clearing', id, 1);
+      expect409(await sim('clearing', { cardTransactionId: id, amount: 0 }), 'PARTIALLY_SETTLED');
+      await drain();
+      expect409(await sim('clearing', { cardTransactionId: id, amount: 0 }), 'PARTIALLY_SETTLED');
+    });
+  });
+
+  describe('clearing as the document has it', () => {
+    it('amount 0 expires a fully open authorization, exactly as authorization_expiry', async () => {
+      const { id } = await authorize(1000);
+      const token = await step('clearing', id, 0);
+      await drain();
+      const body = await txn(id);
+      expect(body).toMatchObject({ status: 'EXPIRED', settledAmount: { amount: 0 }, authorizedAmount: { amount: 1000 } });
+      expect(body.operations.at(-1)).toMatchObject({ kind: 'CLEARING', amount: 0, issuerTransactionToken: token, status: 'LANDED' });
+      expect((await events(id)).map((e) => e.type)).toEqual(['CARD_TRANSACTION.AUTHORIZED', 'CARD_TRANSACTION.EXPIRED']);
+      expect409(await sim('clearing', { cardTransactionId: id, amount: 1 }), 'EXPIRED');
+    });
+
+    it('an amount above the open amount settles the transaction, the extra included, and returns can refund all of it', async () => {
+      const { id } = await authorize(1000);
+      await step('clearing', id, 600);
+      await step('clearing', id, 550);
+      await drain();
+      expect(await txn(id)).toMatchObject({ status: 'SETTLED', authorizedAmount: { amount: 1000 }, settledAmount: { amount: 1150 } });
+      expect409(await sim('clearing', { cardTransactionId: id, amount: 1 }), 'SETTLED');
+      await step('return', id, 1150);
+      await drain();
+      expect(await txn(id)).toMatchObject({ status: 'REFUNDED', refundedAmount: { amount: 1150 } });
     });
   });
 
