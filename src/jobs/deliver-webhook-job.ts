@@ -66,4 +66,9 @@ export const webhookDeliveryHandler: JobHandler = {
     if (delayMs === undefined) return { outcome: 'failed', error: `gave up after ${job.attempts} attempts: ${sent.error}`, write };
     return { outcome: 'retry', error: sent.error ?? 'delivery failed', delayMs, write };
   },
+  // A delivery job spent by errors (a throw, a commit that failed) leaves its event FAILED, not PENDING for good.
+  async gaveUp(trx, job, now) {
+    const { eventId } = JSON.parse(job.payload) as DeliverWebhookPayload;
+    await setEventState(trx, eventId, 'FAILED', now);
+  },
 };

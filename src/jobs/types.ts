@@ -21,4 +21,9 @@ export interface JobHandler {
    * worker still holds the lease: a job's effects land exactly once.
    */
   run(job: JobRow, services: Services, log: Logger): Promise<JobResult>;
+  /**
+   * Writes, in the commit that fails the job for good, what a failed job means for its subject,
+   * whatever ended it: a 'failed' result, or a last retry that threw or could not commit its write.
+   */
+  gaveUp?(trx: Trx, job: JobRow, now: number): Promise<void>;
 }

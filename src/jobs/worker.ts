@@ -175,6 +175,7 @@ export class Worker {
             const finish = this.finishing(item, now);
             if (!(await finishJob(sp, finish))) throw new LeaseLost();
             await item.result.write?.(sp);
+            if (finish.state === 'failed') await item.handler.gaveUp?.(sp, item.job, now);
             await sp.releaseSavepoint(`job${i}`).execute();
           } catch (err) {
             await sp.rollbackToSavepoint(`job${i}`).execute();

@@ -230,6 +230,30 @@ describeEachEngine(
       const event = await waitForState(caller, id, 'DELIVERED');
       expect(event.attempts).toHaveLength(2);
     });
+
+    it('marks the event FAILED when its delivery job is spent by errors (each attempt threw) rather than refusals', async () => {
+      await worker.stop();
+      const threwFor: string[] = [];
+      const sendWebhook = async (d: { id: string }): Promise<never> => {
+        threwFor.push(d.id);
+        throw new Error('sender broke');
+      };
+      const throwing = startWorker({ ...t.services, sendWebhook }, t.app.log, [webhookDeliveryHandler]);
+      try {
+        const caller = await t.newCaller();
+        const r = await receiver();
+        await connectReceiver(caller, r);
+        const id = await produceEvent(t, caller);
+        const event = await waitForState(caller, id, 'FAILED');
+        // Earlier tests' events may still be retrying: count this event's attempts.
+        expect(threwFor.filter((e) => e === id)).toHaveLength(4);
+        expect(r.deliveries).toHaveLength(0);
+        expect(event.nextAttemptAt).toBeUndefined();
+      } finally {
+        await throwing.stop();
+        worker = startWorker(t.services, t.app.log, [webhookDeliveryHandler]);
+      }
+    });
   },
   env,
 );
