@@ -39,6 +39,10 @@ const ConfigSchema = Type.Object({
   KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 100 }),
   // Open connections one process accepts; more are closed at once.
   MAX_CONNECTIONS: Type.Integer({ default: 10_000, minimum: 1 }),
+  // Failed authentications allowed per client id, and per client address, within the window; then 429.
+  AUTH_FAILURES_PER_CLIENT: Type.Integer({ default: 10, minimum: 1 }),
+  AUTH_FAILURES_PER_ADDRESS: Type.Integer({ default: 100, minimum: 1 }),
+  AUTH_FAILURE_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 100 }),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -64,6 +68,9 @@ export interface Config {
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  authFailuresPerClient: number;
+  authFailuresPerAddress: number;
+  authFailureWindowMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -122,5 +129,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
     keepAliveTimeoutMs: c.KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: c.MAX_CONNECTIONS,
+    authFailuresPerClient: c.AUTH_FAILURES_PER_CLIENT,
+    authFailuresPerAddress: c.AUTH_FAILURES_PER_ADDRESS,
+    authFailureWindowMs: c.AUTH_FAILURE_WINDOW_MS,
   };
 }

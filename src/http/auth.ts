@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { PERMISSIONS, permissionRank, type Permission, type Principal, type TokenService } from '../domain/tokens.js';
+import { PERMISSIONS, permissionRank, tokenIdFromUsername, type Permission, type Principal, type TokenService } from '../domain/tokens.js';
+import { AuthFailureThrottle } from './auth-throttle.js';
 import { ApiError, routeNotFound } from './api-error.js';
 
 declare module 'fastify' {
@@ -20,15 +21,32 @@ const HOW = 'send Authorization: Basic base64(<token id>:<client secret>)';
 
 /** BasicAuth for every operation; a Bearer (AgentAuth) credential is refused with its own message. */
 export function basicAuth(tokens: TokenService, config: Config) {
+  const throttle = new AuthFailureThrottle(
+    (key) => (key.startsWith('ip:') ? config.authFailuresPerAddress : config.authFailuresPerClient),
+    config.authFailureWindowMs,
+  );
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization ?? '';
     const space = header.indexOf(' ');
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
+    const credentials = scheme === 'basic' ? parseBasic(header.slice(space + 1).trim()) : undefined;
+    // Built only when the throttle holds anything or on a failure: the successful path stays as it was.
+    // Past the burst of failures, refused whatever the secret: a right one waits out the penalty too.
+    const blocked = throttle.isEmpty() ? undefined : throttle.check(throttleKeys(request, credentials));
+    if (blocked) {
+      throw new ApiError('RATE_LIMITED', `Too many failed authentications; retry after ${blocked.retryAfterSeconds} s`, undefined, {
+        'retry-after': String(blocked.retryAfterSeconds),
+      });
+    }
     if (scheme === 'bearer') {
+      throttle.fail(throttleKeys(request, credentials));
       throw new ApiError('UNAUTHORIZED', `This operation takes basic credentials, not a bearer token; ${HOW}`, undefined, CHALLENGE);
     }
-    const principal = scheme === 'basic' ? await fromBasic(tokens, header.slice(space + 1).trim()) : undefined;
-    if (!principal) throw new ApiError('UNAUTHORIZED', `Missing or invalid API credentials; ${HOW}`, undefined, CHALLENGE);
+    const principal = credentials && (await tokens.authenticate(credentials.username, credentials.secret));
+    if (!principal) {
+      throttle.fail(throttleKeys(request, credentials));
+      throw new ApiError('UNAUTHORIZED', `Missing or invalid API credentials; ${HOW}`, undefined, CHALLENGE);
+    }
     request.principal = principal;
     // (A production server does not register them at all; this is for a production token on a sandbox server.)
     if (request.routeOptions.config.sandboxOnly && (principal.environment === 'production' || config.serviceEnv === 'production')) {
@@ -42,7 +60,13 @@ export function basicAuth(tokens: TokenService, config: Config) {
   };
 }
 
-async function fromBasic(tokens: TokenService, encoded: string): Promise<Principal | undefined> {
+/** The throttle's keys for a request: its address and, when it names one, the token. */
+function throttleKeys(request: FastifyRequest, credentials: { username: string } | undefined): string[] {
+  const tokenId = credentials && tokenIdFromUsername(credentials.username);
+  return tokenId === undefined ? [`ip:${request.ip}`] : [`ip:${request.ip}`, `id:${tokenId}`];
+}
+
+function parseBasic(encoded: string): { username: string; secret: string } | undefined {
   if (encoded.length === 0 || encoded.length > 512) return undefined;
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   // No token id or secret holds a control character; PostgreSQL would refuse a NUL with an error.
@@ -50,7 +74,7 @@ async function fromBasic(tokens: TokenService, encoded: string): Promise<Princip
   // Secrets never contain a colon; the username may (`Token:<uuid>`), so split on the last one.
   const colon = decoded.lastIndexOf(':');
   if (colon < 1) return undefined;
-  return tokens.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1));
+  return { username: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
 export function forbidden(needed: Permission): ApiError {

@@ -64,10 +64,10 @@ export function errorSchema(status: ErrorStatus): TSchema {
   return schema;
 }
 
-/** Response schemas for the error statuses an operation returns; 401 and 500 are always there. */
+/** Response schemas for the error statuses an operation returns; 401, 429 (failed-authentication throttle) and 500 are always there. */
 export function errorResponses(...statuses: ErrorStatus[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const s of [...new Set<ErrorStatus>([...statuses, 401, 500])].sort()) out[s] = errorSchema(s);
+  for (const s of [...new Set<ErrorStatus>([...statuses, 401, 429, 500])].sort()) out[s] = errorSchema(s);
   return out;
 }
 
