@@ -83,3 +83,23 @@ describe('store.read [sqlite] at close', () => {
     }
   });
 });
+
+describe.skipIf(!engineAvailable('postgres'))('store.read [postgres]: prepared statements', () => {
+  it('parses and plans a read once per connection: it runs as a named prepared statement', async () => {
+    const db = await createTestDatabase('postgres');
+    // One connection, so the session that prepared the read is the one asked about.
+    const store = openStore({ databaseUrl: db.databaseUrl, dataDir: db.dataDir, poolSize: 1 });
+    try {
+      await migrateToLatest(store);
+      await insertPlatform(store.db, { id: 'Platform:prepared', name: 'prepared', created_at: 1 });
+      const query = sql<{ name: string }>`select name from platforms where id = ${'Platform:prepared'}`.compile(store.db);
+      expect(await store.read(query)).toEqual([{ name: 'prepared' }]);
+      expect(await store.read({ ...query, parameters: ['Platform:none'] })).toEqual([]);
+      const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(store.db);
+      expect(prepared.rows).toEqual([{ name: expect.stringMatching(/^read_[0-9a-f]{24}$/), statement: query.sql }]);
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+});
