@@ -29,4 +29,16 @@ export const CreateTokenBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const ListTokensQuery = Type.Object({ ...PageQuerySchema, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });
+const instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', description: `${description} (ISO 8601, inclusive)` }));
+
+export const ListTokensQuery = Type.Object(
+  {
+    ...PageQuerySchema,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only tokens with this name' })),
+    createdAfter: instant('Only tokens created at or after this time'),
+    createdBefore: instant('Only tokens created at or before this time'),
+    updatedAfter: instant('Only tokens updated at or after this time'),
+    updatedBefore: instant('Only tokens updated at or before this time'),
+  },
+  { additionalProperties: false },
+);
