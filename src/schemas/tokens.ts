@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PERMISSIONS } from '../domain/tokens.js';
-import { PageQuerySchema } from './common.js';
+import { extension, PageQuerySchema } from './common.js';
 
 const PermissionSchema = Type.Enum([...PERMISSIONS], {
   description: 'VIEW: read data; TRANSACT: send payments; MANAGE: manage configuration, tokens and customers',
@@ -11,7 +11,7 @@ export const ApiTokenSchema = Type.Object({
   name: Type.String(),
   permissions: Type.Array(PermissionSchema),
   clientId: Type.String({ description: 'Username for HTTP Basic authentication (the token id is accepted too)' }),
-  environment: Type.Enum(['sandbox', 'production']),
+  environment: Type.Enum(['sandbox', 'production'], { ...extension('The property environment'), description: 'The environment whose data the token reaches' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

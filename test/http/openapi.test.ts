@@ -153,7 +153,16 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(ext(txn.properties.operations)).toEqual(expect.any(String));
     expect(ext(txn.properties.status)).toContain('EXPIRED');
     expect(ext(txn.properties.merchant)).toBeUndefined();
-    expect(txn.required).toEqual(expect.arrayContaining(['platformCustomerId', 'customerId', 'authorizedAt', 'createdAt', 'updatedAt']));
+    // The document's required fields (CardTransaction.accountId waits for internal accounts).
+    expect(txn.required).toEqual(expect.arrayContaining(['type', 'id', 'status', 'direction', 'merchant', 'authorizedAmount', 'customerId', 'platformCustomerId', 'authorizedAt', 'createdAt', 'updatedAt']));
+    const card = d.paths['/cards/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(card.required).toEqual(expect.arrayContaining(['id', 'cardholderId', 'state', 'form', 'fundingSources', 'createdAt', 'updatedAt']));
+    const token = d.paths['/tokens/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(token.required).toEqual(expect.arrayContaining(['id', 'name', 'permissions', 'clientId', 'createdAt', 'updatedAt']));
+    expect(ext(token.properties.environment)).toEqual(expect.any(String));
+    const create = d.paths['/cards'].post.requestBody.content['application/json'].schema;
+    expect(create.properties.threeDSecurePassword).toMatchObject({ type: 'string', writeOnly: true });
+    expect(card.properties).not.toHaveProperty('threeDSecurePassword');
     const accepted = d.paths['/sandbox/cards/{id}/simulate/authorization'].post.responses['202'].content['application/json'].schema;
     expect(ext(accepted.properties.cardTransactionId)).toEqual(expect.any(String));
     expect(ext(accepted.properties.issuerTransactionToken)).toBeUndefined();

@@ -235,6 +235,10 @@ describeEachEngine('card and transaction lists as the Grid document has them', (
         expect(res.statusCode, query).toBe(400);
         expect(res.json().details.errors, query).toEqual([expect.objectContaining({ field: 'cursor' })]);
       }
+      // A leap second is a valid date-time the clock cannot hold: a 400 on its field, never a 500.
+      const leap = await c.req('GET', `/transactions?endDate=${q('2016-12-31T23:59:60Z')}`);
+      expect(leap.statusCode).toBe(400);
+      expect(leap.json().details.errors).toEqual([expect.objectContaining({ field: 'endDate' })]);
       const bad = await c.req('GET', '/transactions?sortOrder=up&status=LOST&type=WIRE&startDate=today&cardID=x');
       expect(bad.statusCode).toBe(400);
       expect(bad.json().details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['cardID', 'sortOrder', 'startDate', 'status', 'type']);
