@@ -86,7 +86,6 @@ export interface CardTransaction {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-
 export function renderCard(row: CardRow): Card {
   return {
     id: row.id,
