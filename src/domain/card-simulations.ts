@@ -6,7 +6,7 @@ import { enqueueJob } from '../store/jobs-repo.js';
 import type { Engine, Store, Trx } from '../store/store.js';
 import type { CardOperationRow, CardTransactionRow } from '../store/tables/cards.js';
 import { applyOperation, project, SIMULATIONS, type Operation, type OperationKind, type SimulationName } from './card-transactions.js';
-import { ledgerColumns, ledgerOf, renderCardTransaction } from './cards.js';
+import { currencyOf, ledgerColumns, ledgerOf, renderCardTransaction } from './cards.js';
 import { InvalidStateError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
 import { recordWebhookEvent } from './webhook-events.js';
@@ -21,7 +21,8 @@ export interface CardSimulationJob {
 
 export interface AuthorizationInput {
   amount: number;
-  currency: { code: string };
+  /** The document's Currency object; name and symbol are informational, decimals must be the currency's. */
+  currency: { code: string; name?: string | undefined; symbol?: string | undefined; decimals?: number | undefined };
   merchant: { descriptor: string; mcc?: string | undefined; country?: string | undefined };
 }
 
@@ -49,6 +50,11 @@ export class CardSimulations {
       if (card.state !== 'ACTIVE') throw new InvalidStateError(`Card ${cardId} is ${card.state}; authorizations need an ACTIVE card`, card.state);
       if (input.currency.code !== card.currency) {
         throw new ValidationError([{ field: 'currency.code', constraint: { enum: [card.currency] }, message: `must be the card's currency, ${card.currency}` }]);
+      }
+      const decimals = currencyOf(card.currency).decimals;
+      // The amount is in the smallest unit: a client that counts another number of decimals means another amount.
+      if (input.currency.decimals !== undefined && input.currency.decimals !== decimals) {
+        throw new ValidationError([{ field: 'currency.decimals', message: `must be ${decimals}, the number of decimals of ${card.currency}` }]);
       }
       const now = Date.now();
       const token = newIssuerToken();
@@ -153,7 +159,7 @@ export async function landOperations(trx: Trx, engine: Engine, job: CardSimulati
   if (!mine || mine.status !== 'PENDING') return;
   let ledger = ledgerOf(row);
   let current: CardTransactionRow = row;
-  let platformCustomerId: string | null | undefined;
+  let platformCustomerId: string | undefined;
   for (const op of ops) {
     if (op.status !== 'PENDING' || op.seq > mine.seq) continue;
     const outcome = applyOperation(ledger, asOperation(op));

@@ -3,10 +3,11 @@ import * as repo from '../store/cards-repo.js';
 import { findCustomer } from '../store/customers-repo.js';
 import type { Store } from '../store/store.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../store/tables/cards.js';
-import type { CardTransactionStatus, Ledger, LedgerStatus, OperationKind } from './card-transactions.js';
+import type { SortOrder } from '../store/page.js';
+import { CARD_TRANSACTION_STATUSES, type CardTransactionStatus, type Ledger, type LedgerStatus, type OperationKind } from './card-transactions.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
-import type { Cursors, Page } from './pagination.js';
+import { instant, listScope, type Cursors, type Page } from './pagination.js';
 import type { Environment } from './tokens.js';
 
 export interface Currency {
@@ -68,7 +69,7 @@ export interface CardTransaction {
   direction: 'DEBIT';
   cardId: string;
   customerId: string;
-  platformCustomerId?: string;
+  platformCustomerId: string;
   merchant: { descriptor: string; mcc?: string; country?: string };
   authorizedAmount: CurrencyAmount;
   settledAmount: CurrencyAmount;
@@ -112,7 +113,7 @@ export function renderOperation(row: CardOperationRow): CardOperation {
   return op;
 }
 
-export function renderCardTransaction(row: CardTransactionRow, platformCustomerId: string | null, operations: CardOperationRow[]): CardTransaction {
+export function renderCardTransaction(row: CardTransactionRow, platformCustomerId: string, operations: CardOperationRow[]): CardTransaction {
   const currency = currencyOf(row.currency);
   const money = (amount: number): CurrencyAmount => ({ amount, currency });
   const authorizedAt = row.authorized_at ?? row.created_at;
@@ -123,7 +124,7 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
     direction: 'DEBIT',
     cardId: row.card_id,
     customerId: row.customer_id,
-    ...(platformCustomerId === null ? {} : { platformCustomerId }),
+    platformCustomerId,
     merchant: JSON.parse(row.merchant) as CardTransaction['merchant'],
     authorizedAmount: money(row.authorized_amount),
     settledAmount: money(row.settled_amount),
@@ -170,6 +171,32 @@ export function ledgerColumns(l: Ledger): Pick<
   };
 }
 
+export interface CardListFilters {
+  cardholderId?: string | undefined;
+  /** Cards whose funding sources name this internal account id. */
+  accountId?: string | undefined;
+  platformCardId?: string | undefined;
+  state?: CardState | undefined;
+  sortOrder: SortOrder;
+}
+
+/** The Grid document's transaction list filters, and `cardId` (this service's). */
+export interface TransactionListFilters {
+  cardId?: string | undefined;
+  customerId?: string | undefined;
+  platformCustomerId?: string | undefined;
+  accountIdentifier?: string | undefined;
+  senderAccountIdentifier?: string | undefined;
+  receiverAccountIdentifier?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  reference?: string | undefined;
+  /** ISO 8601 date-times, both inclusive, on createdAt. */
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+  sortOrder: SortOrder;
+}
+
 export interface CreateCardInput {
   cardholderId: string;
   form: 'VIRTUAL';
@@ -214,10 +241,15 @@ export class CardService {
     return renderCard(row);
   }
 
-  async list(platformId: string, limit: number, cursor: string | undefined, cardholderId?: string): Promise<Page<Card>> {
-    const scope = `cards:${platformId}:${cardholderId ?? ''}`;
-    const q = this.cursors.query(scope, limit, cursor);
-    const { rows, total } = await repo.listCards(this.store.db, platformId, q, cardholderId);
+  async list(platformId: string, limit: number, cursor: string | undefined, filters: CardListFilters): Promise<Page<Card>> {
+    const scope = listScope('cards', platformId, { ...filters });
+    const q = this.cursors.query(scope, limit, cursor, filters.sortOrder);
+    const { rows, total } = await repo.listCards(this.store.db, this.store.engine, platformId, q, {
+      cardholderId: filters.cardholderId,
+      fundingSource: filters.accountId,
+      platformCardId: filters.platformCardId,
+      state: filters.state,
+    });
     return this.cursors.page(scope, q, rows, total, renderCard);
   }
 
@@ -227,14 +259,33 @@ export class CardService {
     return renderCardTransaction(row, row.platform_customer_id, await repo.operationsOf(this.store.db, [row.id]));
   }
 
-  /** `cardId`, when given, must be a card of this platform (400 on field cardId otherwise). */
-  async listTransactions(platformId: string, limit: number, cursor: string | undefined, cardId?: string): Promise<Page<CardTransaction>> {
+  /**
+   * `cardId`, when given, must be a card of this platform (400 on field cardId otherwise). Filters
+   * on what card transactions do not have (account identifiers, a reference, another type or
+   * status) match nothing.
+   */
+  async listTransactions(platformId: string, limit: number, cursor: string | undefined, filters: TransactionListFilters): Promise<Page<CardTransaction>> {
+    const { cardId } = filters;
     if (cardId !== undefined && !(await repo.findCard(this.store.db, platformId, cardId))) {
       throw new ValidationError([{ field: 'cardId', message: 'is not a card of this platform' }]);
     }
-    const scope = `transactions:${platformId}:${cardId ?? ''}`;
-    const q = this.cursors.query(scope, limit, cursor);
-    const { rows, total } = await repo.listCardTransactions(this.store.db, platformId, q, cardId);
+    const createdFrom = instant('startDate', filters.startDate);
+    const createdTo = instant('endDate', filters.endDate);
+    const scope = listScope('transactions', platformId, { ...filters });
+    const q = this.cursors.query(scope, limit, cursor, filters.sortOrder);
+    const matchesNothing =
+      (filters.type !== undefined && filters.type !== 'CARD') ||
+      (filters.status !== undefined && !(CARD_TRANSACTION_STATUSES as readonly string[]).includes(filters.status)) ||
+      [filters.accountIdentifier, filters.senderAccountIdentifier, filters.receiverAccountIdentifier, filters.reference].some((v) => v !== undefined);
+    const { rows, total } = await repo.listCardTransactions(this.store.db, platformId, q, {
+      cardId,
+      customerId: filters.customerId,
+      platformCustomerId: filters.platformCustomerId,
+      status: filters.status,
+      createdFrom,
+      createdTo,
+      matchesNothing,
+    });
     const ops = await repo.operationsOf(this.store.db, rows.slice(0, limit).map((r) => r.id));
     const byTxn = new Map<string, CardOperationRow[]>();
     for (const o of ops) byTxn.set(o.card_transaction_id, [...(byTxn.get(o.card_transaction_id) ?? []), o]);

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { PageQuery, Position } from '../store/page.js';
+import type { PageQuery, Position, SortOrder } from '../store/page.js';
 import { ValidationError } from './errors.js';
 
 export interface Page<T> {
@@ -10,6 +10,26 @@ export interface Page<T> {
 }
 
 const MAC_BYTES = 16;
+
+/** A date-time the schema accepted, in epoch ms; one the clock cannot hold (a leap second, year 0) is a 400 on its field. */
+export function instant(field: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) throw new ValidationError([{ field, constraint: { format: 'date-time' }, message: 'is not a date-time this service can represent' }]);
+  return ms;
+}
+
+/**
+ * The scope a list's cursors are bound to: the list, the platform and every parameter that shapes
+ * the result (filters and sort order), so a cursor used with any other set is refused.
+ */
+export function listScope(list: string, platformId: string, parameters: Record<string, string | undefined>): string {
+  const named = Object.keys(parameters)
+    .filter((k) => parameters[k] !== undefined)
+    .sort()
+    .map((k) => [k, parameters[k]]);
+  return `${list}:${platformId}:${JSON.stringify(named)}`;
+}
 
 /**
  * Opaque, authenticated cursors. The MAC covers the position and the list's scope (platform,
@@ -43,9 +63,9 @@ export class Cursors {
     return { createdAt, id: text.slice(dot + 1) };
   }
 
-  /** Parses the optional cursor of a list request. */
-  query(scope: string, limit: number, cursor: string | undefined): PageQuery {
-    return { limit, after: cursor === undefined ? undefined : this.decode(scope, cursor) };
+  /** Parses the optional cursor of a list request; the order is part of what the cursor is bound to (see `listScope`). */
+  query(scope: string, limit: number, cursor: string | undefined, order: SortOrder = 'asc'): PageQuery {
+    return { limit, after: cursor === undefined ? undefined : this.decode(scope, cursor), order };
   }
 
   /** Builds a page from up to limit + 1 rows fetched in order. */

@@ -4,11 +4,20 @@ import type { ApiTokenRow } from '../store/tables/foundation.js';
 import * as repo from '../store/tokens-repo.js';
 import { NotFoundError } from './errors.js';
 import { newId } from './ids.js';
-import type { Cursors, Page } from './pagination.js';
+import { instant, listScope, type Cursors, type Page } from './pagination.js';
 
 export type Environment = 'sandbox' | 'production';
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
+
+/** The Grid document's token list filters; the four times are ISO 8601 date-times. */
+export interface TokenListFilters {
+  name?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+  updatedAfter?: string | undefined;
+  updatedBefore?: string | undefined;
+}
 
 /** Who is calling: resolved once per request from the credentials. */
 export interface Principal {
@@ -119,10 +128,17 @@ export class TokenService {
     return renderToken(row);
   }
 
-  async list(platformId: string, limit: number, cursor: string | undefined, name?: string): Promise<Page<ApiToken>> {
-    const scope = `tokens:${platformId}:${name ?? ''}`;
+  /** Oldest first; the time bounds are inclusive. */
+  async list(platformId: string, limit: number, cursor: string | undefined, filters: TokenListFilters): Promise<Page<ApiToken>> {
+    const bounds = {
+      createdFrom: instant('createdAfter', filters.createdAfter),
+      createdTo: instant('createdBefore', filters.createdBefore),
+      updatedFrom: instant('updatedAfter', filters.updatedAfter),
+      updatedTo: instant('updatedBefore', filters.updatedBefore),
+    };
+    const scope = listScope('tokens', platformId, { ...filters });
     const q = this.cursors.query(scope, limit, cursor);
-    const { rows, total } = await repo.listTokens(this.store.db, platformId, q, name);
+    const { rows, total } = await repo.listTokens(this.store.db, platformId, q, { name: filters.name, ...bounds });
     return this.cursors.page(scope, q, rows, total, renderToken);
   }
 

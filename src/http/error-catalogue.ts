@@ -58,7 +58,11 @@ export const ERROR_CATALOGUE = {
     REQUEST_ID_MISSING: 'The Request-Id header is required on the signed retry but was not supplied',
   },
   403: { FORBIDDEN: 'The token lacks the permission this operation needs' },
-  404: { NOT_FOUND: 'Unknown route, or unknown resource' },
+  404: {
+    NOT_FOUND: 'Unknown route, or unknown resource of a kind the interface names no code for',
+    TRANSACTION_NOT_FOUND: 'Transaction not found (GET /transactions/{id})',
+    TOKEN_NOT_FOUND: 'API token not found (GET and DELETE /tokens/{id})',
+  },
   405: { METHOD_NOT_ALLOWED: 'The path exists but not with this method' },
   409: { INVALID_STATE_TRANSITION: 'The resource is not in a state that allows this operation' },
   413: { PAYLOAD_TOO_LARGE: 'The request body exceeds 1 MiB' },

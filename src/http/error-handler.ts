@@ -12,6 +12,7 @@ import {
   WebhookEndpointNotSetError,
 } from '../domain/errors.js';
 import { ApiError, routeNotFound } from './api-error.js';
+import type { ErrorCode } from './error-catalogue.js';
 import { fieldErrorsFromAjv } from './validation.js';
 
 /** Maps every failure (ours, Fastify's, the validator's, a domain error) to the one Error object. */
@@ -49,8 +50,11 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   return new ApiError('INTERNAL_ERROR', `An internal error occurred; quote reference ${request.id} when reporting it`);
 }
 
+/** The interface's 404 codes that name the missing thing; other resources answer NOT_FOUND. */
+const NOT_FOUND_CODES: Record<string, ErrorCode> = { Transaction: 'TRANSACTION_NOT_FOUND', Token: 'TOKEN_NOT_FOUND' };
+
 function fromDomain(err: DomainError): ApiError {
-  if (err instanceof NotFoundError) return new ApiError('NOT_FOUND', err.message);
+  if (err instanceof NotFoundError) return new ApiError(NOT_FOUND_CODES[err.resource] ?? 'NOT_FOUND', err.message);
   if (err instanceof InvalidStateError) return new ApiError('INVALID_STATE_TRANSITION', err.message, { currentStatus: err.currentStatus });
   if (err instanceof ValidationError) return new ApiError('INVALID_INPUT', err.message, { errors: err.errors });
   if (err instanceof WebhookEndpointNotSetError) return new ApiError('WEBHOOK_ENDPOINT_NOT_SET', err.message);

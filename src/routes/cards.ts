@@ -20,7 +20,9 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
       },
     },
     async (request, reply) => {
-      const card = await cards.create(request.principal.platformId, request.principal.environment, request.body);
+      // Grid forwards a 3-D Secure password to the issuer and keeps nothing; with no issuer here it is dropped.
+      const { threeDSecurePassword: _dropped, ...input } = request.body;
+      const card = await cards.create(request.principal.platformId, request.principal.environment, input);
       return reply.code(201).send(card);
     },
   );
@@ -32,12 +34,17 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
       schema: {
         tags,
         summary: 'List cards',
-        description: 'Oldest first, keyset-paginated.',
+        description:
+          'Newest first unless sortOrder=asc, keyset-paginated; a cursor continues only the filters and order it was issued for (else 400 on cursor). ' +
+          'accountId matches the internal account ids a card names in fundingSources.',
         querystring: ListCardsQuery,
         response: { 200: pageSchema(CardSchema, 'A page of cards'), ...errorResponses(400) },
       },
     },
-    async (request) => cards.list(request.principal.platformId, request.query.limit ?? 20, request.query.cursor, request.query.cardholderId),
+    async (request) => {
+      const { limit, cursor, sortOrder, ...filters } = request.query;
+      return cards.list(request.principal.platformId, limit ?? 20, cursor, { ...filters, sortOrder: sortOrder ?? 'desc' });
+    },
   );
 
   app.get(

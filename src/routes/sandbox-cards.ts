@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import type { SimulationName } from '../domain/card-transactions.js';
-import { errorResponses, IdParamSchema } from '../schemas/common.js';
+import { errorResponses, extension, IdParamSchema } from '../schemas/common.js';
 import { AmountBody, AuthorizationBody, AuthorizationResponse, SimulationRequest, SimulationResponse } from '../schemas/sandbox-cards.js';
 import type { RouteModule } from './types.js';
 
@@ -9,6 +9,8 @@ interface Simulator {
   summary: string;
   description: string;
   body: TSchema;
+  /** What of this operation is an extension of this service, if it is one. */
+  extension?: string;
 }
 
 const REFUSALS =
@@ -19,7 +21,7 @@ const REFUSALS =
 const SIMULATORS: Simulator[] = [
   { name: 'clearing', summary: 'Simulate a card clearing', body: AmountBody('Amount to settle, 0 or more; 0 expires a fully open authorization, an amount above the open amount settles it, the extra included', 0), description: 'Settles part (PARTIALLY_SETTLED) or all (SETTLED) of an AUTHORIZED or PARTIALLY_SETTLED transaction; an amount at or above the open amount makes it SETTLED (over-authorization such as a tip). Amount 0 expires a fully open (AUTHORIZED, nothing settled) transaction exactly as authorization_expiry (EXPIRED); on a PARTIALLY_SETTLED one it is a 409.' },
   { name: 'return', summary: 'Simulate a card return', body: AmountBody('Amount to refund; at most the net settled amount'), description: 'Refunds settled funds of a SETTLED or PARTIALLY_SETTLED transaction: a full return makes it REFUNDED, a partial one keeps the status and raises refundedAmount.' },
-  { name: 'authorization_expiry', summary: 'Simulate a card authorization expiry', body: SimulationRequest, description: 'The authorization lapses and the held funds are released: the transaction must be fully open (AUTHORIZED, nothing settled) and becomes EXPIRED.' },
+  { name: 'authorization_expiry', summary: 'Simulate a card authorization expiry', body: SimulationRequest, extension: 'The operation, and the status EXPIRED it leads to (in Grid a clearing of amount 0 expires an authorization)', description: 'The authorization lapses and the held funds are released: the transaction must be fully open (AUTHORIZED, nothing settled) and becomes EXPIRED.' },
   { name: 'return_reversal', summary: 'Simulate a card return reversal', body: SimulationRequest, description: 'Reverses the return that made a REFUNDED transaction REFUNDED: refundedAmount drops by it and the status goes back to what it was before (SETTLED or PARTIALLY_SETTLED).' },
 ];
 
@@ -58,6 +60,7 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
         config: { sandboxOnly: true, permission: 'TRANSACT' },
         schema: {
           tags,
+          ...(sim.extension === undefined ? {} : extension(sim.extension)),
           summary: sim.summary,
           description: `${sim.description} Processed in the background; a card transaction webhook is sent when it lands.${REFUSALS}`,
           params: IdParamSchema,

@@ -37,11 +37,15 @@ export const tokenRoutes: RouteModule = (app, { tokens }) => {
       schema: {
         tags,
         summary: 'List API tokens',
+        description: 'Oldest first, keyset-paginated; a cursor continues only the filters it was issued for (else 400 on cursor).',
         querystring: ListTokensQuery,
         response: { 200: pageSchema(ApiTokenSchema, 'A page of API tokens'), ...errorResponses(400) },
       },
     },
-    async (request) => tokens.list(request.principal.platformId, request.query.limit ?? 20, request.query.cursor, request.query.name),
+    async (request) => {
+      const { limit, cursor, ...filters } = request.query;
+      return tokens.list(request.principal.platformId, limit ?? 20, cursor, filters);
+    },
   );
 
   app.get(

@@ -13,13 +13,18 @@ export const transactionRoutes: RouteModule = (app, { cards }) => {
         tags,
         summary: 'List transactions',
         description:
-          'Card transactions (type CARD), oldest first, keyset-paginated. A transaction appears once its authorization has landed. ' +
-          'An unknown or foreign cardId is a 400 INVALID_INPUT on that field.',
+          'Card transactions (type CARD), newest first unless sortOrder=asc, keyset-paginated; a cursor continues only the filters and order it ' +
+          'was issued for (else 400 on cursor). A transaction appears once its authorization has landed. An unknown or foreign cardId is a ' +
+          '400 INVALID_INPUT on that field; an unknown customerId or platformCustomerId matches nothing. startDate and endDate bound createdAt, ' +
+          'both inclusive.',
         querystring: ListTransactionsQuery,
         response: { 200: pageSchema(CardTransactionSchema, 'A page of transactions'), ...errorResponses(400) },
       },
     },
-    async (request) => cards.listTransactions(request.principal.platformId, request.query.limit ?? 20, request.query.cursor, request.query.cardId),
+    async (request) => {
+      const { limit, cursor, sortOrder, ...filters } = request.query;
+      return cards.listTransactions(request.principal.platformId, limit ?? 20, cursor, { ...filters, sortOrder: sortOrder ?? 'desc' });
+    },
   );
 
   app.get(
@@ -29,7 +34,7 @@ export const transactionRoutes: RouteModule = (app, { cards }) => {
       schema: {
         tags,
         summary: 'Get a transaction',
-        description: 'Until its authorization lands, a card transaction answers 404.',
+        description: 'Until its authorization lands, a card transaction answers 404 TRANSACTION_NOT_FOUND, as an unknown or foreign one does.',
         params: IdParamSchema,
         response: { 200: CardTransactionSchema, ...errorResponses(400, 404) },
       },

@@ -1,8 +1,10 @@
-import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
+import { errorResponses, extension, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { ListWebhookEventsQuery, RedeliveredEventSchema, WebhookEventDetailSchema, WebhookEventSchema } from '../schemas/webhook-events.js';
 import type { RouteModule } from './types.js';
 
 const tags = ['Webhooks'];
+/** The whole event log (events, their attempts, redelivery) is this service's. */
+const eventLog = extension('The operation: the webhook event log');
 
 export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
   app.get(
@@ -11,6 +13,7 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
       config: { permission: 'VIEW' },
       schema: {
         tags,
+        ...eventLog,
         summary: 'List webhook events',
         description: 'Events in creation order, oldest first.',
         querystring: ListWebhookEventsQuery,
@@ -27,7 +30,7 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
     '/webhook-events/:id',
     {
       config: { permission: 'VIEW' },
-      schema: { tags, summary: 'Get a webhook event and its delivery attempts', params: IdParamSchema, response: { 200: WebhookEventDetailSchema, ...errorResponses(400, 404) } },
+      schema: { tags, ...eventLog, summary: 'Get a webhook event and its delivery attempts', params: IdParamSchema, response: { 200: WebhookEventDetailSchema, ...errorResponses(400, 404) } },
     },
     async (request) => webhookEvents.get(request.principal.platformId, request.params.id),
   );
@@ -38,6 +41,7 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
       config: { permission: 'TRANSACT' },
       schema: {
         tags,
+        ...eventLog,
         summary: 'Redeliver a webhook event',
         description:
           'Queues a new delivery of the same event: same webhook-id, same body, a fresh retry schedule. Answers 202 at once with the event (now PENDING); ' +

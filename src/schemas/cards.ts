@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PageQuerySchema } from './common.js';
+import { PageQuerySchema, SortOrderSchema } from './common.js';
 
 export const CurrencySchema = Type.Object({
   code: Type.String({ description: 'ISO 4217 code', examples: ['USD'] }),
@@ -8,12 +8,14 @@ export const CurrencySchema = Type.Object({
   decimals: Type.Integer({ description: 'Digits after the decimal point; amounts are in the smallest unit' }),
 });
 
+const CARD_STATES = ['PENDING_KYC', 'PROCESSING', 'ACTIVE', 'FROZEN', 'CLOSED'] as const;
+
 export const CardSchema = Type.Object(
   {
     id: Type.String({ examples: ['Card:019542f5-b3e7-7d02-8000-000000000010'] }),
     cardholderId: Type.String({ description: 'The customer who holds the card' }),
     platformCardId: Type.String({ description: 'Platform-specific card identifier; generated when not given' }),
-    state: Type.Enum(['PENDING_KYC', 'PROCESSING', 'ACTIVE', 'FROZEN', 'CLOSED'], {
+    state: Type.Enum([...CARD_STATES], {
       description: 'A sandbox card is ACTIVE at once; a production card stays PROCESSING (no issuer is connected)',
     }),
     stateReason: Type.Null({ description: 'Set when a card is CLOSED or rejected; always null here' }),
@@ -36,11 +38,28 @@ export const CreateCardBody = Type.Object(
     form: Type.Enum(['VIRTUAL'], { description: 'Only VIRTUAL cards exist' }),
     platformCardId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     fundingSources: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 10, uniqueItems: true })),
+    threeDSecurePassword: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        writeOnly: true,
+        description: "Static 3-D Secure password. As in Grid it is not retained: the sandbox has no issuer to forward it to, so it is discarded and never returned",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
+const id = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 128, description }));
+
 export const ListCardsQuery = Type.Object(
-  { ...PageQuerySchema, cardholderId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Only this customer\'s cards' })) },
+  {
+    ...PageQuerySchema,
+    cardholderId: id("Only this customer's cards"),
+    accountId: id('Only cards whose fundingSources contain this internal account id'),
+    platformCardId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only the card with this platform-specific identifier' })),
+    state: Type.Optional(Type.Enum([...CARD_STATES], { description: 'Only cards in this state' })),
+    sortOrder: Type.Optional(SortOrderSchema),
+  },
   { additionalProperties: false },
 );

@@ -41,7 +41,7 @@ export function errorSchema(status: ErrorStatus): TSchema {
     const codes = Object.entries(ERROR_CATALOGUE[status]);
     schema = Type.Object(
       {
-        status: Type.Literal(status, { description: 'Equal to the HTTP status of the response' }),
+        status: Type.Integer({ enum: [status], description: 'Equal to the HTTP status of the response' }),
         code: Type.Enum(
           codes.map(([c]) => c),
           { description: codes.map(([c, d]) => `${c}: ${d}`).join('\n') },
@@ -70,6 +70,17 @@ export function errorResponses(...statuses: ErrorStatus[]): Record<number, TSche
   for (const s of [...new Set<ErrorStatus>([...statuses, 401, 429, 500])].sort()) out[s] = errorSchema(s);
   return out;
 }
+
+/**
+ * Marks what this service adds beyond the Grid document (an operation, a property, enum values):
+ * one keyword everywhere, `x-extension`, whose text says what is the extension.
+ */
+export const extension = (what: string) => ({ 'x-extension': what });
+
+export const SortOrderSchema = Type.Enum(['asc', 'desc'], {
+  default: 'desc',
+  description: 'By creation time (ties by id): desc, newest first (the default), or asc. A cursor continues the order it was issued for',
+});
 
 export const PageQuerySchema = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum results to return; 1 to 100, default 20' })),

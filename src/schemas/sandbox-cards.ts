@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { extension } from './common.js';
 
 const MAX_AMOUNT = 100_000_000_000;
 const Amount = (description: string, minimum = 1) => Type.Integer({ minimum, maximum: MAX_AMOUNT, description });
@@ -8,7 +9,15 @@ export const AuthorizationBody = Type.Object(
   {
     amount: Amount('Amount to authorize, in the smallest unit of the currency'),
     currency: Type.Optional(
-      Type.Object({ code: Type.String({ pattern: '^[A-Z]{3}$', description: "Must be the card's currency; defaults to it" }) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          code: Type.String({ pattern: '^[A-Z]{3}$', description: "Must be the card's currency; defaults to it" }),
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Informational; the currency keeps its own name' })),
+          symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'Informational; the currency keeps its own symbol' })),
+          decimals: Type.Optional(Type.Integer({ minimum: 0, maximum: 18, description: "When given, must be the currency's number of decimals (2 for USD)" })),
+        },
+        { additionalProperties: false },
+      ),
     ),
     merchant: Type.Object(
       {
@@ -32,7 +41,10 @@ export const SimulationResponse = Type.Object(
 export const AuthorizationResponse = Type.Object(
   {
     issuerTransactionToken: SimulationResponse.properties.issuerTransactionToken,
-    cardTransactionId: Type.String({ description: 'The id the new transaction will have; later simulations may name it at once' }),
+    cardTransactionId: Type.String({
+      ...extension('The property cardTransactionId'),
+      description: 'The id the new transaction will have; later simulations may name it at once',
+    }),
   },
   { description: 'Accepted; the transaction appears (AUTHORIZED) when the authorization lands' },
 );

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PERMISSIONS } from '../domain/tokens.js';
-import { PageQuerySchema } from './common.js';
+import { extension, PageQuerySchema } from './common.js';
 
 const PermissionSchema = Type.Enum([...PERMISSIONS], {
   description: 'VIEW: read data; TRANSACT: send payments; MANAGE: manage configuration, tokens and customers',
@@ -11,7 +11,7 @@ export const ApiTokenSchema = Type.Object({
   name: Type.String(),
   permissions: Type.Array(PermissionSchema),
   clientId: Type.String({ description: 'Username for HTTP Basic authentication (the token id is accepted too)' }),
-  environment: Type.Enum(['sandbox', 'production']),
+  environment: Type.Enum(['sandbox', 'production'], { ...extension('The property environment'), description: 'The environment whose data the token reaches' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -29,4 +29,16 @@ export const CreateTokenBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const ListTokensQuery = Type.Object({ ...PageQuerySchema, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false });
+const instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', description: `${description} (ISO 8601, inclusive)` }));
+
+export const ListTokensQuery = Type.Object(
+  {
+    ...PageQuerySchema,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only tokens with this name' })),
+    createdAfter: instant('Only tokens created at or after this time'),
+    createdBefore: instant('Only tokens created at or before this time'),
+    updatedAfter: instant('Only tokens updated at or after this time'),
+    updatedBefore: instant('Only tokens updated at or before this time'),
+  },
+  { additionalProperties: false },
+);

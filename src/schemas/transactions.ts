@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/card-transactions.js';
 import { CurrencySchema } from './cards.js';
-import { PageQuerySchema } from './common.js';
+import { extension, PageQuerySchema, SortOrderSchema } from './common.js';
 
 const CurrencyAmountSchema = Type.Object({
   amount: Type.Integer({ description: 'In the smallest unit of the currency (cents for USD)' }),
@@ -33,6 +33,7 @@ export const CardTransactionSchema = Type.Object(
     id: Type.String({ examples: ['CardTransaction:019542f5-b3e7-7d02-8000-000000000100'] }),
     type: Type.Literal('CARD'),
     status: Type.Enum([...CARD_TRANSACTION_STATUSES], {
+      ...extension('The status EXPIRED (authorization_expiry, or a clearing of amount 0)'),
       description:
         'AUTHORIZED: held, nothing settled. PARTIALLY_SETTLED: part settled. SETTLED: all settled. REFUNDED: the net settled amount ' +
         'was returned in full. EXCEPTION: settled but the funding pull failed. EXPIRED: the authorization lapsed; the hold is released',
@@ -40,7 +41,7 @@ export const CardTransactionSchema = Type.Object(
     direction: Type.Literal('DEBIT'),
     cardId: Type.String(),
     customerId: Type.String({ description: 'The cardholder' }),
-    platformCustomerId: Type.Optional(Type.String()),
+    platformCustomerId: Type.String({ description: "The cardholder's platform-specific customer id" }),
     merchant: Type.Object({ descriptor: Type.String(), mcc: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),
     authorizedAmount: CurrencyAmountSchema,
     settledAmount: CurrencyAmountSchema,
@@ -52,12 +53,49 @@ export const CardTransactionSchema = Type.Object(
     lastEventAt: Type.String({ format: 'date-time' }),
     createdAt: Type.String({ format: 'date-time', description: 'Same as authorizedAt' }),
     updatedAt: Type.String({ format: 'date-time' }),
-    operations: Type.Array(CardOperationSchema, { description: 'Every operation accepted against the transaction, in acceptance order' }),
+    operations: Type.Array(CardOperationSchema, {
+      ...extension('The property operations'),
+      description: 'Every operation accepted against the transaction, in acceptance order',
+    }),
   },
   { description: 'A card transaction: an authorization and everything reconciled against it' },
 );
 
+/** The document's TransactionStatus values, then the card transaction statuses it lacks there. */
+const TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'];
+const FILTER_STATUSES = [...TRANSACTION_STATUSES, ...CARD_TRANSACTION_STATUSES.filter((s) => !TRANSACTION_STATUSES.includes(s))];
+
+const text = (maxLength: number, description: string) => Type.Optional(Type.String({ minLength: 1, maxLength, description }));
+const instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', description }));
+const NOT_ON_CARDS = 'card transactions have none, so any value matches nothing';
+
 export const ListTransactionsQuery = Type.Object(
-  { ...PageQuerySchema, cardId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Only this card\'s transactions' })) },
+  {
+    ...PageQuerySchema,
+    cardId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, ...extension('The cardId filter'), description: "Only this card's transactions; an unknown card is a 400 on cardId" }),
+    ),
+    customerId: text(128, 'Only transactions of this customer (cardholder)'),
+    platformCustomerId: text(128, "Only transactions of the customer with this platform-specific id"),
+    accountIdentifier: text(256, `Sender or receiver account identifier: ${NOT_ON_CARDS}`),
+    senderAccountIdentifier: text(256, `Sender account identifier: ${NOT_ON_CARDS}`),
+    receiverAccountIdentifier: text(256, `Receiver account identifier: ${NOT_ON_CARDS}`),
+    status: Type.Optional(
+      Type.Enum(FILTER_STATUSES, {
+        ...extension('The card transaction statuses AUTHORIZED, PARTIALLY_SETTLED, SETTLED and EXCEPTION as values'),
+        description: 'Only transactions in this status; a status no card transaction has (CREATED, COMPLETED, ...) matches nothing',
+      }),
+    ),
+    type: Type.Optional(
+      Type.Enum(['INCOMING', 'OUTGOING', 'CARD'], {
+        ...extension('The value CARD'),
+        description: 'Only transactions of this type; every transaction here is a CARD one, so INCOMING and OUTGOING match nothing',
+      }),
+    ),
+    reference: text(256, `Payment reference: ${NOT_ON_CARDS}`),
+    startDate: instant('Only transactions created at or after this time (ISO 8601)'),
+    endDate: instant('Only transactions created at or before this time (ISO 8601)'),
+    sortOrder: Type.Optional(SortOrderSchema),
+  },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/card-transactions.js';
 import { TEST_EVENT_TYPE } from '../domain/webhook-event-log.js';
+import { extension } from './common.js';
 import { CardTransactionSchema } from './transactions.js';
 
 /** The envelope every delivered event shares: `{id, type, timestamp, data}`. */
@@ -22,7 +23,7 @@ export const TestWebhookSchema = envelope(Type.Literal(TEST_EVENT_TYPE), Type.Ob
 export const CardTransactionWebhookSchema = envelope(
   Type.Enum(
     CARD_TRANSACTION_STATUSES.map((s) => `CARD_TRANSACTION.${s}`),
-    { description: 'CARD_TRANSACTION.<status after the operation>; CARD_TRANSACTION.EXPIRED is an extension of this service' },
+    { ...extension('The type CARD_TRANSACTION.EXPIRED'), description: 'CARD_TRANSACTION.<status after the operation>' },
   ),
   CardTransactionSchema,
   {
@@ -32,7 +33,7 @@ export const CardTransactionWebhookSchema = envelope(
         issuerTransactionToken: Type.String({ description: 'The token the simulate call answered with' }),
         amount: Type.Integer({ description: 'What the operation moved, in minor units' }),
       },
-      { description: 'Extension of this service: the card operation that produced the event, to match it to its simulate call' },
+      { ...extension('The property operation'), description: 'The card operation that produced the event, to match it to its simulate call' },
     ),
   },
   'A card operation landed on a card transaction',

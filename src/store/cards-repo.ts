@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { Database } from './database.js';
-import { afterPosition, keysetPage } from './keyset.js';
+import { afterPosition, keysetOrder, keysetPage } from './keyset.js';
 import type { PageQuery } from './page.js';
 import type { Engine, Executor } from './store.js';
 import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
 
-export type CardTransactionView = CardTransactionRow & { platform_customer_id: string | null };
+export type CardTransactionView = CardTransactionRow & { platform_customer_id: string };
 
 export async function insertCard(db: Executor, row: CardRow): Promise<void> {
   await db.insertInto('cards').values(row).execute();
@@ -16,9 +16,27 @@ export async function findCard(db: Executor, platformId: string, id: string): Pr
   return db.selectFrom('cards').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
 }
 
-export async function listCards(db: Executor, platformId: string, q: PageQuery, cardholderId?: string): Promise<{ rows: CardRow[]; total: number }> {
+export interface CardFilters {
+  cardholderId?: string | undefined;
+  /** Cards whose funding sources name this internal account id. */
+  fundingSource?: string | undefined;
+  platformCardId?: string | undefined;
+  state?: string | undefined;
+}
+
+/** `funding_sources` (a JSON array of ids) names the id: a whole element, never a substring. */
+function namesFundingSource(engine: Engine, id: string) {
+  return engine === 'postgres'
+    ? sql<boolean>`cards.funding_sources::jsonb @> jsonb_build_array(${id}::text)`
+    : sql<boolean>`exists (select 1 from json_each(cards.funding_sources) where json_each.value = ${id})`;
+}
+
+export async function listCards(db: Executor, engine: Engine, platformId: string, q: PageQuery, f: CardFilters): Promise<{ rows: CardRow[]; total: number }> {
   let base = db.selectFrom('cards').where('platform_id', '=', platformId);
-  if (cardholderId !== undefined) base = base.where('cardholder_id', '=', cardholderId);
+  if (f.cardholderId !== undefined) base = base.where('cardholder_id', '=', f.cardholderId);
+  if (f.platformCardId !== undefined) base = base.where('platform_card_id', '=', f.platformCardId);
+  if (f.state !== undefined) base = base.where('state', '=', f.state);
+  if (f.fundingSource !== undefined) base = base.where(namesFundingSource(engine, f.fundingSource));
   return keysetPage<CardRow, Database, 'cards'>(base, q);
 }
 
@@ -48,7 +66,7 @@ export async function updateCardTransaction(
 function visibleTransactions(db: Executor, platformId: string) {
   return db
     .selectFrom('card_transactions as t')
-    .leftJoin('customers as c', 'c.id', 't.customer_id')
+    .innerJoin('customers as c', 'c.id', 't.customer_id')
     .where('t.platform_id', '=', platformId)
     .where('t.status', '!=', 'PENDING');
 }
@@ -58,24 +76,43 @@ export async function findCardTransaction(db: Executor, platformId: string, id: 
   return visibleTransactions(db, platformId).selectAll('t').select('c.platform_customer_id').where('t.id', '=', id).executeTakeFirst();
 }
 
+export interface CardTransactionFilters {
+  cardId?: string | undefined;
+  customerId?: string | undefined;
+  platformCustomerId?: string | undefined;
+  status?: string | undefined;
+  /** Creation time bounds in epoch ms, both inclusive. */
+  createdFrom?: number | undefined;
+  createdTo?: number | undefined;
+  /** A filter no card transaction can satisfy (e.g. a type or field card transactions do not have). */
+  matchesNothing?: boolean;
+}
+
 export async function listCardTransactions(
   db: Executor,
   platformId: string,
   q: PageQuery,
-  cardId?: string,
+  f: CardTransactionFilters,
 ): Promise<{ rows: CardTransactionView[]; total: number }> {
   let base = visibleTransactions(db, platformId);
-  if (cardId !== undefined) base = base.where('t.card_id', '=', cardId);
+  if (f.cardId !== undefined) base = base.where('t.card_id', '=', f.cardId);
+  if (f.customerId !== undefined) base = base.where('t.customer_id', '=', f.customerId);
+  if (f.platformCustomerId !== undefined) base = base.where('c.platform_customer_id', '=', f.platformCustomerId);
+  if (f.status !== undefined) base = base.where('t.status', '=', f.status);
+  if (f.createdFrom !== undefined) base = base.where('t.created_at', '>=', f.createdFrom);
+  if (f.createdTo !== undefined) base = base.where('t.created_at', '<=', f.createdTo);
+  if (f.matchesNothing) base = base.where(sql<boolean>`1 = 0`);
   let page = base.selectAll('t').select('c.platform_customer_id');
-  if (q.after) page = page.where(afterPosition(q.after, 't'));
-  const rows = await page.orderBy('t.created_at').orderBy('t.id').limit(q.limit + 1).execute();
+  if (q.after) page = page.where(afterPosition(q.after, 't', q.order));
+  const rows = await keysetOrder(page, q.order, 't').limit(q.limit + 1).execute();
   const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
   return { rows, total: Number(total) };
 }
 
-export async function platformCustomerIdOf(db: Executor, customerId: string): Promise<string | null> {
-  const row = await db.selectFrom('customers').select('platform_customer_id').where('id', '=', customerId).executeTakeFirst();
-  return row?.platform_customer_id ?? null;
+/** A cardholder's platformCustomerId; cardholders are never removed, so one always exists. */
+export async function platformCustomerIdOf(db: Executor, customerId: string): Promise<string> {
+  const row = await db.selectFrom('customers').select('platform_customer_id').where('id', '=', customerId).executeTakeFirstOrThrow();
+  return row.platform_customer_id;
 }
 
 export async function insertCardOperation(db: Executor, row: CardOperationRow): Promise<void> {

@@ -4,8 +4,11 @@ export interface Position {
   id: string;
 }
 
-/** One page to read: up to `limit` rows after the position (from the start when undefined). */
+export type SortOrder = 'asc' | 'desc';
+
+/** One page to read: up to `limit` rows after the position (from the start when undefined), oldest first unless `order` is desc. */
 export interface PageQuery {
   limit: number;
   after: Position | undefined;
+  order?: SortOrder;
 }

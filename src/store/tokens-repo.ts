@@ -33,9 +33,22 @@ export async function findToken(db: Executor, platformId: string, id: string): P
     .executeTakeFirst();
 }
 
-export async function listTokens(db: Executor, platformId: string, q: PageQuery, name?: string): Promise<{ rows: ApiTokenRow[]; total: number }> {
+export interface TokenFilters {
+  name?: string | undefined;
+  /** Epoch ms bounds, each inclusive. */
+  createdFrom?: number | undefined;
+  createdTo?: number | undefined;
+  updatedFrom?: number | undefined;
+  updatedTo?: number | undefined;
+}
+
+export async function listTokens(db: Executor, platformId: string, q: PageQuery, f: TokenFilters): Promise<{ rows: ApiTokenRow[]; total: number }> {
   let base = db.selectFrom('api_tokens').where('platform_id', '=', platformId).where('revoked_at', 'is', null);
-  if (name !== undefined) base = base.where('name', '=', name);
+  if (f.name !== undefined) base = base.where('name', '=', f.name);
+  if (f.createdFrom !== undefined) base = base.where('created_at', '>=', f.createdFrom);
+  if (f.createdTo !== undefined) base = base.where('created_at', '<=', f.createdTo);
+  if (f.updatedFrom !== undefined) base = base.where('updated_at', '>=', f.updatedFrom);
+  if (f.updatedTo !== undefined) base = base.where('updated_at', '<=', f.updatedTo);
   return keysetPage<ApiTokenRow, Database, 'api_tokens'>(base, q);
 }
 

@@ -139,6 +139,54 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(unprovoked).toEqual(['POST /sandbox/cards/{id}/simulate/authorization 409']);
   });
 
+  it('marks each extension of this service with x-extension, types Error.status as an integer, and documents the Grid list parameters', () => {
+    const d = doc as unknown as Record<string, any>;
+    const ext = (x: unknown) => (x as Record<string, unknown>)['x-extension'];
+    expect(ext(d.paths['/sandbox/cards/{id}/simulate/authorization_expiry'].post)).toEqual(expect.any(String));
+    for (const [path, method] of [['/webhook-events', 'get'], ['/webhook-events/{id}', 'get'], ['/webhook-events/{id}/redeliver', 'post']] as const) {
+      expect(ext(d.paths[path][method]), path).toEqual(expect.any(String));
+    }
+    for (const [path, method] of [['/cards', 'get'], ['/transactions', 'get'], ['/sandbox/cards/{id}/simulate/clearing', 'post']] as const) {
+      expect(ext(d.paths[path][method]), path).toBeUndefined();
+    }
+    const txn = d.paths['/transactions/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(ext(txn.properties.operations)).toEqual(expect.any(String));
+    expect(ext(txn.properties.status)).toContain('EXPIRED');
+    expect(ext(txn.properties.merchant)).toBeUndefined();
+    // The document's required fields (CardTransaction.accountId waits for internal accounts).
+    expect(txn.required).toEqual(expect.arrayContaining(['type', 'id', 'status', 'direction', 'merchant', 'authorizedAmount', 'customerId', 'platformCustomerId', 'authorizedAt', 'createdAt', 'updatedAt']));
+    const card = d.paths['/cards/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(card.required).toEqual(expect.arrayContaining(['id', 'cardholderId', 'state', 'form', 'fundingSources', 'createdAt', 'updatedAt']));
+    const token = d.paths['/tokens/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(token.required).toEqual(expect.arrayContaining(['id', 'name', 'permissions', 'clientId', 'createdAt', 'updatedAt']));
+    expect(ext(token.properties.environment)).toEqual(expect.any(String));
+    const create = d.paths['/cards'].post.requestBody.content['application/json'].schema;
+    expect(create.properties.threeDSecurePassword).toMatchObject({ type: 'string', writeOnly: true });
+    expect(card.properties).not.toHaveProperty('threeDSecurePassword');
+    const accepted = d.paths['/sandbox/cards/{id}/simulate/authorization'].post.responses['202'].content['application/json'].schema;
+    expect(ext(accepted.properties.cardTransactionId)).toEqual(expect.any(String));
+    expect(ext(accepted.properties.issuerTransactionToken)).toBeUndefined();
+    const hook = d.webhooks['card-transaction'].post.requestBody.content['application/json'].schema;
+    expect(ext(hook.properties.operation)).toEqual(expect.any(String));
+    expect(ext(hook.properties.type)).toContain('CARD_TRANSACTION.EXPIRED');
+    for (const [path, item] of Object.entries<Record<string, Operation>>(d.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(op.responses).filter(([s]) => Number(s) >= 400)) {
+          expect((response.content!['application/json']!.schema!.properties!.status as { type?: string }).type, `${method} ${path} ${status}`).toBe('integer');
+        }
+      }
+    }
+    const params = (path: string) => (d.paths[path].get.parameters as { name: string; schema: Record<string, unknown> }[]);
+    expect(params('/cards').map((p) => p.name).sort()).toEqual(['accountId', 'cardholderId', 'cursor', 'limit', 'platformCardId', 'sortOrder', 'state'].sort());
+    expect(params('/transactions').map((p) => p.name).sort()).toEqual(
+      ['accountIdentifier', 'cardId', 'cursor', 'customerId', 'endDate', 'limit', 'platformCustomerId', 'receiverAccountIdentifier', 'reference', 'senderAccountIdentifier', 'sortOrder', 'startDate', 'status', 'type'].sort(),
+    );
+    expect(params('/tokens').map((p) => p.name).sort()).toEqual(['createdAfter', 'createdBefore', 'cursor', 'limit', 'name', 'updatedAfter', 'updatedBefore'].sort());
+    for (const path of ['/cards', '/transactions']) expect(params(path).find((p) => p.name === 'sortOrder')!.schema).toMatchObject({ enum: ['asc', 'desc'], default: 'desc' });
+    expect(ext(params('/transactions').find((p) => p.name === 'cardId')!.schema)).toEqual(expect.any(String));
+    expect(ext(params('/transactions').find((p) => p.name === 'customerId')!.schema)).toBeUndefined();
+  });
+
   it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
     const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
     expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });

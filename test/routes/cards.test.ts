@@ -53,7 +53,7 @@ describeEachEngine('cards and transactions', (t) => {
   });
 
   describe('GET /cards', () => {
-    it('pages through the platform\'s cards, filtered by cardholder', async () => {
+    it('pages through the platform\'s cards, filtered by cardholder, newest first by default', async () => {
       const holder = await insertTestCustomer(t, t.caller);
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json().id);
@@ -62,7 +62,7 @@ describeEachEngine('cards and transactions', (t) => {
       const second = (await t.caller.req('GET', `/cards?cardholderId=${encodeURIComponent(holder)}&limit=2&cursor=${first.nextCursor}`)).json();
       expect(second.hasMore).toBe(false);
       expect(second.nextCursor).toBeUndefined();
-      expect([...first.data, ...second.data].map((c: { id: string }) => c.id)).toEqual(ids);
+      expect([...first.data, ...second.data].map((c: { id: string }) => c.id)).toEqual([...ids].reverse());
       const forged = await t.caller.req('GET', `/cards?limit=2&cursor=${first.nextCursor}`);
       expect(forged.statusCode).toBe(400);
       expect(forged.json().details.errors[0].field).toBe('cursor');
@@ -77,6 +77,7 @@ describeEachEngine('cards and transactions', (t) => {
       expect(res.json().details.errors[0].field).toBe('cardId');
       const missing = await t.caller.req('GET', '/transactions/CardTransaction:nope');
       expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
     });
   });
 });

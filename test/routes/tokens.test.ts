@@ -67,8 +67,9 @@ describeEachEngine('API tokens', (t) => {
     const unknown = await t.caller.req('GET', '/tokens/Token:00000000-0000-7000-8000-000000000000');
     const foreign = await t.caller.req('GET', `/tokens/${other.tokenId}`);
     expect(foreign.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ status: 404, code: 'TOKEN_NOT_FOUND' });
     expect(foreign.json().code).toBe(unknown.json().code);
-    expect((await t.caller.req('DELETE', `/tokens/${other.tokenId}`)).statusCode).toBe(404);
+    expect((await t.caller.req('DELETE', `/tokens/${other.tokenId}`)).json()).toMatchObject({ status: 404, code: 'TOKEN_NOT_FOUND' });
     expect((await other.req('GET', '/tokens')).statusCode).toBe(200);
   });
 
@@ -83,5 +84,33 @@ describeEachEngine('API tokens', (t) => {
     expect((await t.caller.req('DELETE', `/tokens/${created.id}`)).statusCode).toBe(204);
     expect((await t.caller.req('GET', `/tokens/${created.id}`)).statusCode).toBe(404);
     expect((await t.caller.req('DELETE', `/tokens/${created.id}`)).statusCode).toBe(404);
+  });
+
+  it('filters by creation and update time, bounds inclusive, and binds the cursor to them', async () => {
+    const c = await t.newCaller();
+    const made: { id: string; createdAt: string; updatedAt: string }[] = [];
+    for (let i = 0; i < 4; i++) {
+      made.push((await c.req('POST', '/tokens', { name: `timed-${i}`, permissions: ['VIEW'] })).json());
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const ids = async (query: string) => {
+      const res = await c.req('GET', `/tokens?limit=100&${query}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json().data as { id: string }[]).map((x) => x.id).filter((id) => made.some((m) => m.id === id));
+    };
+    const at = (i: number, field: 'createdAt' | 'updatedAt' = 'createdAt') => encodeURIComponent(made[i]![field]);
+    expect(await ids(`createdAfter=${at(1)}`)).toEqual(made.slice(1).map((m) => m.id));
+    expect(await ids(`createdBefore=${at(2)}`)).toEqual(made.slice(0, 3).map((m) => m.id));
+    expect(await ids(`createdAfter=${at(1)}&createdBefore=${at(2)}`)).toEqual([made[1]!.id, made[2]!.id]);
+    expect(await ids(`updatedAfter=${at(3, 'updatedAt')}`)).toEqual([made[3]!.id]);
+    expect(await ids(`updatedBefore=${at(0, 'updatedAt')}`)).toEqual([made[0]!.id]);
+    const page = (await c.req('GET', `/tokens?limit=1&createdAfter=${at(1)}`)).json();
+    expect(page.totalCount).toBe(3);
+    const other = await c.req('GET', `/tokens?limit=1&createdAfter=${at(2)}&cursor=${page.nextCursor}`);
+    expect(other.statusCode).toBe(400);
+    expect(other.json().details.errors).toEqual([expect.objectContaining({ field: 'cursor' })]);
+    const bad = await c.req('GET', '/tokens?createdAfter=yesterday&updatedBefore=2026-13-01T00:00:00Z');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['createdAfter', 'updatedBefore']);
   });
 });
