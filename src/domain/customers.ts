@@ -85,10 +85,27 @@ export function customerRuleErrors(input: Record<string, unknown>, change = fals
   } else if (input.customerType === 'INDIVIDUAL' && input.businessInfo !== undefined) {
     errors.push({ field: 'businessInfo', message: 'applies to BUSINESS customers only' });
   }
+  if (!change && input.customerType === 'INDIVIDUAL') errors.push(...otherDescriptionErrors(input));
   if (change && input.email !== undefined && input.phoneNumber !== undefined) {
     errors.push({ field: 'phoneNumber', message: 'cannot change in the same request as email; send them in separate PATCH calls' });
   }
   return errors;
+}
+
+/** An individual's "OTHER" choices need their description (the interface: required when OTHER is chosen). */
+const OTHER_DESCRIBED: [choice: string, description: string][] = [
+  ['sourceOfFundsCategories', 'sourceOfFundsOtherDescription'],
+  ['sourceOfWealthCategories', 'sourceOfWealthOtherDescription'],
+  ['purposeOfAccount', 'purposeOfAccountOtherDescription'],
+];
+
+/** The descriptions an individual's data lacks for the OTHER it chose; run on a new customer and on the result of a change. */
+export function otherDescriptionErrors(data: Record<string, unknown>): FieldError[] {
+  const chose = (v: unknown) => v === 'OTHER' || (Array.isArray(v) && v.includes('OTHER'));
+  return OTHER_DESCRIBED.filter(([choice, description]) => chose(data[choice]) && data[description] === undefined).map(([choice, description]) => ({
+    field: description,
+    message: `is required when ${choice} is OTHER`,
+  }));
 }
 
 function customerData(input: Record<string, unknown>): Record<string, unknown> {
@@ -175,6 +192,8 @@ export class CustomerService {
       const changes = customerData(patch);
       const data = { ...current, ...changes };
       if (patch.businessInfo !== undefined) data.businessInfo = { ...(current.businessInfo as object | undefined), ...patch.businessInfo };
+      const undescribed = otherDescriptionErrors(data);
+      if (undescribed.length > 0) throw new ValidationError(undescribed);
       const umaAddress = patch.umaAddress?.toLowerCase() ?? row.uma_address;
       if (umaAddress !== row.uma_address && (await repo.activeClash(trx, platformId, id, { umaAddress }))) throw new ConflictError('umaAddress', clashMessage('umaAddress'));
       const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: Date.now() };

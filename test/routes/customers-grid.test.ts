@@ -171,6 +171,12 @@ describeEachEngine('customers as the interface has them', (t) => {
     const individual = fieldErrors(await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', idType: 'EIN', identifier: '123456789', countryOfIssuance: 'MX' }));
     expect([...individual.keys()].sort()).toEqual(['countryOfIssuance', 'idType', 'identifier']);
     expect([...fieldErrors(await t.caller.req('POST', '/customers', { customerType: 'BUSINESS', address: examples.business.address })).keys()]).toEqual(['businessInfo']);
+    // An individual's OTHER needs its description, on creation and after a change.
+    const other = { customerType: 'INDIVIDUAL', sourceOfFundsCategories: ['SALARY', 'OTHER'], sourceOfWealthCategories: ['OTHER'], purposeOfAccount: 'OTHER' };
+    expect([...fieldErrors(await t.caller.req('POST', '/customers', other)).keys()].sort()).toEqual(['purposeOfAccountOtherDescription', 'sourceOfFundsOtherDescription', 'sourceOfWealthOtherDescription']);
+    const described = await create(t.caller, { customerType: 'INDIVIDUAL', purposeOfAccount: 'OTHER', purposeOfAccountOtherDescription: 'Family budget' });
+    expect([...fieldErrors(await t.caller.req('PATCH', `/customers/${described.id}`, { customerType: 'INDIVIDUAL', sourceOfWealthCategories: ['OTHER'] })).keys()]).toEqual(['sourceOfWealthOtherDescription']);
+    expect((await t.caller.req('PATCH', `/customers/${described.id}`, { customerType: 'INDIVIDUAL', purposeOfAccount: 'P2P_TRANSFERS' })).statusCode).toBe(200);
   });
 
   it("assigns a UMA address on the platform's umaDomain, stores a given one in lower case, and refuses a malformed one with INVALID_UMA_ADDRESS", async () => {
