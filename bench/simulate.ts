@@ -162,7 +162,8 @@ async function prepare(engine: Engine, kind: 'authorization' | 'clearing', trans
     const customerId = newId('Customer');
     const now = Date.now();
     await insertCustomer(store.db, {
-      id: customerId, platform_id, customer_type: 'INDIVIDUAL', platform_customer_id: 'bench', kyc_status: 'UNVERIFIED', data: '{}', owner_count: 0, created_at: now, updated_at: now,
+      id: customerId, platform_id, customer_type: 'INDIVIDUAL', platform_customer_id: 'bench', kyc_status: 'UNVERIFIED', data: '{}', owner_count: 0,
+      uma_address: '$bench@sandbox.uma.invalid', is_deleted: 0, region: null, currency_list: '', created_at: now, updated_at: now,
     });
     const card = await post('/cards', { cardholderId: customerId, form: 'VIRTUAL' });
     const path = `${new URL(base).pathname}/sandbox/cards/${card.id}/simulate/${kind}`;

@@ -1,8 +1,8 @@
-import { countNewOwner } from '../store/customers-repo.js';
+import { countNewOwner, findCustomer } from '../store/customers-repo.js';
 import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../store/owners-repo.js';
 import type { Position } from '../store/page.js';
 import type { Store } from '../store/store.js';
-import { NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { DeletedError, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import type { Cursors } from './pagination.js';
 
@@ -132,7 +132,10 @@ export class BeneficialOwnerService {
     this.pages = new OwnerPageReader(store);
   }
 
-  /** Adds an owner to a business customer of the platform and counts it, in one transaction. */
+  /**
+   * Adds an owner to an active business customer of the platform and counts it, in one transaction.
+   * Unknown or foreign customer: not found; deleted: DeletedError; an individual: 400 on customerId.
+   */
   async create(platformId: string, input: NewBeneficialOwner): Promise<OwnerJson> {
     const now = Date.now();
     const id = newId('BeneficialOwner');
@@ -148,7 +151,12 @@ export class BeneficialOwnerService {
       updatedAt: at,
     });
     await this.store.transaction(async (trx) => {
-      if (!(await countNewOwner(trx, platformId, input.customerId))) throw new ValidationError([notABusinessCustomer()]);
+      if (!(await countNewOwner(trx, platformId, input.customerId))) {
+        const customer = await findCustomer(trx, platformId, input.customerId);
+        if (!customer) throw new NotFoundError('Customer', input.customerId);
+        if (customer.is_deleted === 1) throw new DeletedError(`Customer ${input.customerId} has been deleted`);
+        throw new ValidationError([notABusinessCustomer()]);
+      }
       await insertOwner(trx, { customer_id: input.customerId, created_at: now, id, platform_id: platformId, updated_at: now, body });
     });
     return body;

@@ -1,122 +1,241 @@
 import * as repo from '../store/customers-repo.js';
+import { SANDBOX_UMA_DOMAIN } from '../store/migrations/008-customers-grid.js';
 import type { Store } from '../store/store.js';
 import type { CustomerRow, CustomerType } from '../store/tables/customers.js';
+import { findWebhookConfig } from '../store/webhooks-repo.js';
 import type { Address, KycStatus } from './beneficial-owners.js';
-import { NotFoundError, type FieldError } from './errors.js';
+import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
+import { ConflictError, DeletedError, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import type { Cursors, Page } from './pagination.js';
 
-export const CUSTOMER_TYPES = ['INDIVIDUAL', 'BUSINESS'] as const;
-export const ENTITY_TYPES = ['SOLE_PROPRIETORSHIP', 'PARTNERSHIP', 'LLC', 'CORPORATION', 'S_CORPORATION', 'NON_PROFIT', 'OTHER'] as const;
+export { CUSTOMER_TYPES, ENTITY_TYPES } from './customer-fields.js';
 
 export interface BusinessInfo {
-  legalName: string;
-  doingBusinessAs?: string;
-  country?: string;
-  registrationNumber?: string;
-  incorporatedOn: string;
-  entityType?: (typeof ENTITY_TYPES)[number];
-  taxId: string;
-  countriesOfOperation?: string[];
+  legalName?: string;
+  incorporatedOn?: string;
+  taxId?: string;
+  [field: string]: unknown;
 }
 
-/** What a platform sends to create a customer (public Grid API shapes). */
+/** What a platform sends to create a customer (the interface's create request; validated by the schema). */
 export interface NewCustomer {
   customerType: CustomerType;
   platformCustomerId?: string;
+  umaAddress?: string;
   region?: string;
   currencies?: string[];
   email?: string;
   phoneNumber?: string;
-  fullName?: string;
-  birthDate?: string;
-  nationality?: string;
   address?: Address;
   businessInfo?: BusinessInfo;
+  [field: string]: unknown;
 }
 
-export interface Customer extends Omit<NewCustomer, 'platformCustomerId'> {
+/** What a platform sends to change a customer: customerType (which must match) and the fields to change. */
+export interface CustomerPatch {
+  customerType: CustomerType;
+  umaAddress?: string;
+  currencies?: string[];
+  businessInfo?: BusinessInfo;
+  [field: string]: unknown;
+}
+
+export interface Customer {
   id: string;
   platformCustomerId: string;
-  /** Individuals: KYC status. */
+  customerType: CustomerType;
+  umaAddress: string;
   kycStatus?: KycStatus;
-  /** Businesses: KYB status. */
   kybStatus?: KycStatus;
+  isDeleted: boolean;
   createdAt: string;
   updatedAt: string;
+  [field: string]: unknown;
 }
 
-/** The customer's own fields, kept as JSON in customers.data. */
-type CustomerData = Omit<NewCustomer, 'customerType' | 'platformCustomerId'>;
+export interface CustomerListFilter {
+  platformCustomerId?: string | undefined;
+  customerType?: CustomerType | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+  updatedAfter?: string | undefined;
+  updatedBefore?: string | undefined;
+  region?: string | undefined;
+  currency?: string | undefined;
+  umaAddress?: string | undefined;
+  isIncludingDeleted?: boolean | undefined;
+}
 
-const INDIVIDUAL_ONLY = ['fullName', 'birthDate', 'nationality'] as const;
+/** Request fields that are not the customer's own data: identity, the UMA address, and statuses the service sets. */
+const NOT_DATA = new Set(['customerType', 'platformCustomerId', 'umaAddress', 'kycStatus', 'kybStatus']);
+/** Stored but never returned (the interface marks it write-only). */
+const WRITE_ONLY = new Set(['identifier']);
 
 /**
- * Rules across fields that a schema cannot say per field: a business needs businessInfo and an
- * address, and each type refuses the other's fields. Safe on input the schema has refused.
+ * Rules across fields that a schema cannot say per field: a business needs businessInfo on
+ * creation, and each type refuses the other's fields; a change of email and phone number comes in
+ * separate requests. Safe on input the schema has refused.
  */
-export function customerRuleErrors(input: Partial<Record<keyof NewCustomer, unknown>>): FieldError[] {
+export function customerRuleErrors(input: Record<string, unknown>, change = false): FieldError[] {
   const errors: FieldError[] = [];
   if (input.customerType === 'BUSINESS') {
-    if (input.businessInfo === undefined) errors.push({ field: 'businessInfo', message: 'is required for a BUSINESS customer' });
-    if (input.address === undefined) errors.push({ field: 'address', message: 'is required for a BUSINESS customer' });
-    for (const f of INDIVIDUAL_ONLY) if (input[f] !== undefined) errors.push({ field: f, message: 'applies to INDIVIDUAL customers only' });
+    if (!change && input.businessInfo === undefined) errors.push({ field: 'businessInfo', message: 'is required for a BUSINESS customer' });
+    for (const f of INDIVIDUAL_ONLY_FIELDS) if (input[f] !== undefined) errors.push({ field: f, message: 'applies to INDIVIDUAL customers only' });
   } else if (input.customerType === 'INDIVIDUAL' && input.businessInfo !== undefined) {
     errors.push({ field: 'businessInfo', message: 'applies to BUSINESS customers only' });
+  }
+  if (!change && input.customerType === 'INDIVIDUAL') errors.push(...otherDescriptionErrors(input));
+  if (change && input.email !== undefined && input.phoneNumber !== undefined) {
+    errors.push({ field: 'phoneNumber', message: 'cannot change in the same request as email; send them in separate PATCH calls' });
   }
   return errors;
 }
 
+/** An individual's "OTHER" choices need their description (the interface: required when OTHER is chosen). */
+const OTHER_DESCRIBED: [choice: string, description: string][] = [
+  ['sourceOfFundsCategories', 'sourceOfFundsOtherDescription'],
+  ['sourceOfWealthCategories', 'sourceOfWealthOtherDescription'],
+  ['purposeOfAccount', 'purposeOfAccountOtherDescription'],
+];
+
+/** The descriptions an individual's data lacks for the OTHER it chose; run on a new customer and on the result of a change. */
+export function otherDescriptionErrors(data: Record<string, unknown>): FieldError[] {
+  const chose = (v: unknown) => v === 'OTHER' || (Array.isArray(v) && v.includes('OTHER'));
+  return OTHER_DESCRIBED.filter(([choice, description]) => chose(data[choice]) && data[description] === undefined).map(([choice, description]) => ({
+    field: description,
+    message: `is required when ${choice} is OTHER`,
+  }));
+}
+
+function customerData(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([k, v]) => !NOT_DATA.has(k) && v !== undefined));
+}
+
 export function renderCustomer(row: CustomerRow): Customer {
-  const data = JSON.parse(row.data) as CustomerData;
+  const data = JSON.parse(row.data) as Record<string, unknown>;
+  for (const k of WRITE_ONLY) delete data[k];
   const status = row.kyc_status as KycStatus;
   return {
     id: row.id,
     platformCustomerId: row.platform_customer_id,
     customerType: row.customer_type,
+    umaAddress: row.uma_address,
     ...data,
     ...(row.customer_type === 'BUSINESS' ? { kybStatus: status } : { kycStatus: status }),
+    isDeleted: row.is_deleted === 1,
     createdAt: new Date(Number(row.created_at)).toISOString(),
     updatedAt: new Date(Number(row.updated_at)).toISOString(),
   };
 }
 
-/** A new customer's row; KYC/KYB starts UNVERIFIED and the platform id defaults to a generated one. */
-export function newCustomerRow(platformId: string, input: NewCustomer, now: number): CustomerRow {
-  const { customerType, platformCustomerId, ...data } = input;
+const currencyList = (currencies: unknown): string => (Array.isArray(currencies) && currencies.length > 0 ? `,${currencies.join(',')},` : '');
+
+/**
+ * A new customer's row: KYC/KYB starts UNVERIFIED; without a platformCustomerId or a UMA address
+ * the sandbox makes them from the id (the address on the platform's umaDomain, or a sandbox one).
+ */
+export function newCustomerRow(platformId: string, input: NewCustomer, now: number, umaDomain?: string): CustomerRow {
   const id = newId('Customer');
+  const uuid = id.slice('Customer:'.length);
+  const data = customerData(input);
   return {
     id,
     platform_id: platformId,
-    customer_type: customerType,
-    platform_customer_id: platformCustomerId ?? id.slice('Customer:'.length),
+    customer_type: input.customerType,
+    platform_customer_id: input.platformCustomerId ?? uuid,
     kyc_status: 'UNVERIFIED',
     data: JSON.stringify(data),
     owner_count: 0,
+    uma_address: (input.umaAddress ?? `$c${uuid.replace(/-/g, '')}@${umaDomain ?? SANDBOX_UMA_DOMAIN}`).toLowerCase(),
+    is_deleted: 0,
+    region: input.region ?? null,
+    currency_list: currencyList(input.currencies),
     created_at: now,
     updated_at: now,
   };
 }
 
+const clashMessage = (clash: repo.CustomerClash) =>
+  clash === 'umaAddress' ? 'The UMA address is already used by another customer of this platform' : 'platformCustomerId is already used by an active customer of this platform';
+
+const epoch = (dateTime: string | undefined) => (dateTime === undefined ? undefined : Date.parse(dateTime));
+
 export class CustomerService {
   constructor(private readonly store: Store, private readonly cursors: Cursors) {}
 
   async create(platformId: string, input: NewCustomer): Promise<Customer> {
-    const row = newCustomerRow(platformId, input, Date.now());
-    await repo.insertCustomer(this.store.db, row);
+    const umaDomain = input.umaAddress === undefined ? ((await findWebhookConfig(this.store.db, platformId))?.uma_domain ?? undefined) : undefined;
+    const row = newCustomerRow(platformId, input, Date.now(), umaDomain);
+    const clash = await repo.insertCustomer(this.store.db, row);
+    if (clash) throw new ConflictError(clash, clashMessage(clash));
     return renderCustomer(row);
   }
 
+  /** A deleted customer stays readable, with isDeleted true. */
   async get(platformId: string, id: string): Promise<Customer> {
     const row = await repo.findCustomer(this.store.db, platformId, id);
     if (!row) throw new NotFoundError('Customer', id);
     return renderCustomer(row);
   }
 
-  async list(platformId: string, limit: number, cursor: string | undefined, filter: repo.CustomerFilter = {}): Promise<Page<Customer>> {
-    const scope = `customers:${platformId}:${filter.customerType ?? ''}:${filter.platformCustomerId ?? ''}`;
+  /** Changes the given fields (businessInfo field by field; currencies and address as a whole); customerType must be the customer's. */
+  async update(platformId: string, id: string, patch: CustomerPatch): Promise<Customer> {
+    return this.store.transaction(async (trx) => {
+      const row = await repo.findCustomer(trx, platformId, id, this.store.engine === 'postgres');
+      if (!row) throw new NotFoundError('Customer', id);
+      if (row.is_deleted === 1) throw new DeletedError(`Customer ${id} has been deleted`);
+      if (patch.customerType !== row.customer_type) {
+        throw new ValidationError([{ field: 'customerType', message: `must be the customer's type, ${row.customer_type}`, constraint: { enum: [row.customer_type] } }]);
+      }
+      const current = JSON.parse(row.data) as Record<string, unknown>;
+      const changes = customerData(patch);
+      const data = { ...current, ...changes };
+      if (patch.businessInfo !== undefined) data.businessInfo = { ...(current.businessInfo as object | undefined), ...patch.businessInfo };
+      const undescribed = otherDescriptionErrors(data);
+      if (undescribed.length > 0) throw new ValidationError(undescribed);
+      const umaAddress = patch.umaAddress?.toLowerCase() ?? row.uma_address;
+      if (umaAddress !== row.uma_address && (await repo.activeClash(trx, platformId, id, { umaAddress }))) throw new ConflictError('umaAddress', clashMessage('umaAddress'));
+      const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: Date.now() };
+      try {
+        await repo.updateCustomer(trx, platformId, id, next);
+      } catch (err) {
+        const clash = repo.customerClashOf(err);
+        throw clash ? new ConflictError(clash, clashMessage(clash)) : err;
+      }
+      return renderCustomer({ ...row, ...next });
+    });
+  }
+
+  /** Soft delete: the customer stays readable with isDeleted true, leaves the lists and frees its platformCustomerId and UMA address. */
+  async delete(platformId: string, id: string): Promise<Customer> {
+    return this.store.transaction(async (trx) => {
+      const row = await repo.findCustomer(trx, platformId, id, this.store.engine === 'postgres');
+      if (!row) throw new NotFoundError('Customer', id);
+      if (row.is_deleted === 1) throw new DeletedError(`Customer ${id} has been deleted already`);
+      const now = Date.now();
+      await repo.markCustomerDeleted(trx, platformId, id, now);
+      return renderCustomer({ ...row, is_deleted: 1, updated_at: now });
+    });
+  }
+
+  async list(platformId: string, limit: number, cursor: string | undefined, filter: CustomerListFilter = {}): Promise<Page<Customer>> {
+    const f: repo.CustomerFilter = {
+      platformCustomerId: filter.platformCustomerId,
+      customerType: filter.customerType,
+      createdAfter: epoch(filter.createdAfter),
+      createdBefore: epoch(filter.createdBefore),
+      updatedAfter: epoch(filter.updatedAfter),
+      updatedBefore: epoch(filter.updatedBefore),
+      region: filter.region,
+      currency: filter.currency,
+      umaAddress: filter.umaAddress?.toLowerCase(),
+      includeDeleted: filter.isIncludingDeleted === true,
+    };
+    // The cursor is bound to the platform and to every filter.
+    const scope = `customers:${platformId}:${JSON.stringify(Object.entries(f).filter(([, v]) => v !== undefined))}`;
     const q = this.cursors.query(scope, limit, cursor);
-    const { rows, total } = await repo.listCustomers(this.store.db, platformId, q, filter);
+    const { rows, total } = await repo.listCustomers(this.store.db, platformId, q, f);
     return this.cursors.page(scope, q, rows, total, renderCustomer);
   }
 }

@@ -23,6 +23,16 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/** The write would give a second active customer of the platform the same platformCustomerId or UMA address. */
+export class ConflictError extends DomainError {
+  constructor(readonly clash: 'platformCustomerId' | 'umaAddress', message: string) {
+    super(message);
+  }
+}
+
+/** The resource was deleted: it stays readable, but cannot be changed or deleted again. */
+export class DeletedError extends DomainError {}
+
 /** The resource exists but its current state refuses the operation. */
 export class InvalidStateError extends DomainError {
   constructor(message: string, readonly currentStatus: string) {

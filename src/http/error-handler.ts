@@ -3,6 +3,8 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import {
+  ConflictError,
+  DeletedError,
   DomainError,
   InvalidStateError,
   NotFoundError,
@@ -51,10 +53,12 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
 }
 
 /** The interface's 404 codes that name the missing thing; other resources answer NOT_FOUND. */
-const NOT_FOUND_CODES: Record<string, ErrorCode> = { Transaction: 'TRANSACTION_NOT_FOUND', Token: 'TOKEN_NOT_FOUND' };
+const NOT_FOUND_CODES: Record<string, ErrorCode> = { Customer: 'USER_NOT_FOUND', Transaction: 'TRANSACTION_NOT_FOUND', Token: 'TOKEN_NOT_FOUND' };
 
 function fromDomain(err: DomainError): ApiError {
   if (err instanceof NotFoundError) return new ApiError(NOT_FOUND_CODES[err.resource] ?? 'NOT_FOUND', err.message);
+  if (err instanceof ConflictError) return new ApiError(err.clash === 'umaAddress' ? 'UMA_ADDRESS_EXISTS' : 'CONFLICT', err.message);
+  if (err instanceof DeletedError) return new ApiError('CUSTOMER_DELETED', err.message);
   if (err instanceof InvalidStateError) return new ApiError('INVALID_STATE_TRANSITION', err.message, { currentStatus: err.currentStatus });
   if (err instanceof ValidationError) return new ApiError('INVALID_INPUT', err.message, { errors: err.errors });
   if (err instanceof WebhookEndpointNotSetError) return new ApiError('WEBHOOK_ENDPOINT_NOT_SET', err.message);

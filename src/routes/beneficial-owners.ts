@@ -26,9 +26,11 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
       schema: {
         tags,
         summary: 'Create a beneficial owner',
-        description: 'Adds an owner to a BUSINESS customer of the platform; any other customerId is a 400 on field customerId. kycStatus starts UNVERIFIED.',
+        description:
+          'Adds an owner to a BUSINESS customer of the platform. customerId unknown or of another platform: 404 USER_NOT_FOUND; a deleted customer: 410 CUSTOMER_DELETED; ' +
+          'an INDIVIDUAL customer: 400 on field customerId. kycStatus starts UNVERIFIED.',
         body: CreateOwnerBody,
-        response: { 201: BeneficialOwnerSchema, ...errorResponses(400, 415) },
+        response: { 201: BeneficialOwnerSchema, ...errorResponses(400, 404, 410, 415) },
       },
     },
     async (request, reply) => {

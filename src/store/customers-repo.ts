@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import type { PageQuery } from './page.js';
@@ -7,10 +8,30 @@ import type { CustomerRow, CustomerType } from './tables/customers.js';
 export interface CustomerFilter {
   platformCustomerId?: string | undefined;
   customerType?: CustomerType | undefined;
+  /** Epoch milliseconds, inclusive bounds. */
+  createdAfter?: number | undefined;
+  createdBefore?: number | undefined;
+  updatedAfter?: number | undefined;
+  updatedBefore?: number | undefined;
+  region?: string | undefined;
+  /** A currency code ([A-Z0-9]) the customer's currencies include. */
+  currency?: string | undefined;
+  umaAddress?: string | undefined;
+  includeDeleted?: boolean | undefined;
 }
 
-export async function insertCustomer(db: Executor, row: CustomerRow): Promise<void> {
-  await db.insertInto('customers').values(row).execute();
+/** Which uniqueness rule of the active customers a write broke. */
+export type CustomerClash = 'platformCustomerId' | 'umaAddress';
+
+/**
+ * Inserts a customer unless an active one of the platform already has its platformCustomerId or
+ * UMA address (the unique indexes decide, so concurrent inserts cannot both win). ON CONFLICT DO
+ * NOTHING keeps a caller's transaction usable on PostgreSQL; the clash is then named by a read.
+ */
+export async function insertCustomer(db: Executor, row: CustomerRow): Promise<CustomerClash | undefined> {
+  const r = await db.insertInto('customers').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+  if (Number(r.numInsertedOrUpdatedRows ?? 0) > 0) return undefined;
+  return (await activeClash(db, row.platform_id, row.id, { platformCustomerId: row.platform_customer_id })) ?? 'umaAddress';
 }
 
 /** Many customers in one statement; the caller chooses the batch size and the transaction. */
@@ -18,21 +39,63 @@ export async function insertCustomers(db: Executor, rows: CustomerRow[]): Promis
   if (rows.length > 0) await db.insertInto('customers').values(rows).execute();
 }
 
-/** A customer of this platform; another platform's customer is not found. */
-export async function findCustomer(db: Executor, platformId: string, id: string): Promise<CustomerRow | undefined> {
-  return db.selectFrom('customers').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
+/** A customer of this platform, deleted or not; another platform's customer is not found. */
+export async function findCustomer(db: Executor, platformId: string, id: string, lock = false): Promise<CustomerRow | undefined> {
+  const q = db.selectFrom('customers').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+  return (lock ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/** Which of the given values another active customer of the platform already holds. */
+export async function activeClash(db: Executor, platformId: string, exceptId: string, values: { platformCustomerId?: string; umaAddress?: string }): Promise<CustomerClash | undefined> {
+  const holder = (column: 'platform_customer_id' | 'uma_address', value: string) =>
+    db
+      .selectFrom('customers')
+      .select('id')
+      .where('platform_id', '=', platformId)
+      .where(column, '=', value)
+      .where('is_deleted', '=', 0)
+      .where('id', '!=', exceptId)
+      .$if(column === 'platform_customer_id', (q) => q.where(sql.ref('legacy_duplicate'), '=', 0))
+      .executeTakeFirst();
+  if (values.platformCustomerId !== undefined && (await holder('platform_customer_id', values.platformCustomerId))) return 'platformCustomerId';
+  if (values.umaAddress !== undefined && (await holder('uma_address', values.umaAddress))) return 'umaAddress';
+  return undefined;
+}
+
+/** The unique index a failed write broke, if that is why it failed (SQLite names the columns, PostgreSQL the index). */
+export function customerClashOf(err: unknown): CustomerClash | undefined {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  if (e?.code === '23505') return e.constraint === 'customers_active_uma_address' ? 'umaAddress' : e.constraint === 'customers_active_platform_customer_id' ? 'platformCustomerId' : undefined;
+  if (e?.code === 'SQLITE_CONSTRAINT_UNIQUE') return e.message?.includes('customers.uma_address') ? 'umaAddress' : e.message?.includes('customers.platform_customer_id') ? 'platformCustomerId' : undefined;
+  return undefined;
+}
+
+export async function updateCustomer(db: Executor, platformId: string, id: string, changes: Pick<CustomerRow, 'data' | 'uma_address' | 'region' | 'currency_list' | 'updated_at'>): Promise<void> {
+  await db.updateTable('customers').set(changes).where('id', '=', id).where('platform_id', '=', platformId).execute();
+}
+
+export async function markCustomerDeleted(db: Executor, platformId: string, id: string, now: number): Promise<void> {
+  await db.updateTable('customers').set({ is_deleted: 1, updated_at: now }).where('id', '=', id).where('platform_id', '=', platformId).execute();
 }
 
 export async function listCustomers(db: Executor, platformId: string, q: PageQuery, filter: CustomerFilter): Promise<{ rows: CustomerRow[]; total: number }> {
   let base = db.selectFrom('customers').where('platform_id', '=', platformId);
   if (filter.platformCustomerId !== undefined) base = base.where('platform_customer_id', '=', filter.platformCustomerId);
   if (filter.customerType !== undefined) base = base.where('customer_type', '=', filter.customerType);
+  if (filter.createdAfter !== undefined) base = base.where('created_at', '>=', filter.createdAfter);
+  if (filter.createdBefore !== undefined) base = base.where('created_at', '<=', filter.createdBefore);
+  if (filter.updatedAfter !== undefined) base = base.where('updated_at', '>=', filter.updatedAfter);
+  if (filter.updatedBefore !== undefined) base = base.where('updated_at', '<=', filter.updatedBefore);
+  if (filter.region !== undefined) base = base.where('region', '=', filter.region);
+  if (filter.currency !== undefined) base = base.where('currency_list', 'like', `%,${filter.currency},%`);
+  if (filter.umaAddress !== undefined) base = base.where('uma_address', '=', filter.umaAddress);
+  if (!filter.includeDeleted) base = base.where('is_deleted', '=', 0);
   return keysetPage<CustomerRow, Database, 'customers'>(base, q);
 }
 
 /**
- * Counts one more owner on a business customer of this platform, inside the caller's transaction.
- * False when there is no such business customer (nothing is changed then).
+ * Counts one more owner on an active business customer of this platform, inside the caller's
+ * transaction. False when there is no such customer (nothing is changed then).
  */
 export async function countNewOwner(trx: Executor, platformId: string, customerId: string): Promise<boolean> {
   const r = await trx
@@ -41,6 +104,7 @@ export async function countNewOwner(trx: Executor, platformId: string, customerI
     .where('id', '=', customerId)
     .where('platform_id', '=', platformId)
     .where('customer_type', '=', 'BUSINESS')
+    .where('is_deleted', '=', 0)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }

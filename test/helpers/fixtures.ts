@@ -15,6 +15,10 @@ export async function insertTestCustomer(t: TestApp, caller: Caller, type: Custo
     kyc_status: 'UNVERIFIED',
     data: '{}',
     owner_count: 0,
+    uma_address: `$t${id.slice(-12)}@test.invalid`,
+    is_deleted: 0,
+    region: null,
+    currency_list: '',
     created_at: now,
     updated_at: now,
   });

@@ -221,6 +221,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   await connectReceiver(caller, receiver);
   const token = (await created('POST', '/tokens', { name: 'fixture', permissions: ['VIEW'] })).id as string;
   const customer = (await created('POST', '/customers', businessCustomer())).id as string;
+  const toDelete = (await created('POST', '/customers', businessCustomer())).id as string;
   const owner = (await created('POST', '/beneficial-owners', ownerInput(customer))).id as string;
   const cardholder = await insertTestCustomer(t, caller);
   const card = (await created('POST', '/cards', { cardholderId: cardholder, form: 'VIRTUAL' })).id as string;
@@ -247,6 +248,8 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /customers': { body: () => businessCustomer() },
     'GET /customers': { query: 'customerType=BUSINESS' },
     'GET /customers/{id}': { id: customer },
+    'PATCH /customers/{id}': { id: customer, body: () => ({ customerType: 'BUSINESS', businessInfo: { doingBusinessAs: 'Acme' } }) },
+    'DELETE /customers/{id}': { id: toDelete },
     'POST /beneficial-owners': { body: () => ownerInput(customer) },
     'GET /beneficial-owners': { query: `customerId=${customer}` },
     'GET /beneficial-owners/{id}': { id: owner },
@@ -285,7 +288,17 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   await sim('clearing', { cardTransactionId: partly, amount: 100 });
   const event = await produceEvent(t, caller);
   const op = (kind: string) => `POST /sandbox/cards/{id}/simulate/${kind}`;
+  const taken = (await caller.req('POST', '/customers', { ...businessCustomer(), umaAddress: '$taken@uma.example.com' })).json().id as string;
+  const deleted = (await caller.req('POST', '/customers', businessCustomer())).json().id as string;
+  await caller.req('DELETE', `/customers/${deleted}`);
+  const platformCustomerId = (await caller.req('GET', `/customers/${taken}`)).json().platformCustomerId as string;
   return [
+    ['POST /customers', 'platformCustomerId of an active customer', 409, caller.req('POST', '/customers', { ...businessCustomer(), platformCustomerId })],
+    ['POST /customers', 'malformed UMA address', 400, caller.req('POST', '/customers', { ...businessCustomer(), umaAddress: 'taken' })],
+    ['PATCH /customers/{id}', 'UMA address of another customer', 409, caller.req('PATCH', `/customers/${holder}`, { customerType: 'BUSINESS', umaAddress: '$taken@uma.example.com' })],
+    ['PATCH /customers/{id}', 'deleted customer', 410, caller.req('PATCH', `/customers/${deleted}`, { customerType: 'BUSINESS' })],
+    ['DELETE /customers/{id}', 'deleted customer', 410, caller.req('DELETE', `/customers/${deleted}`)],
+    ['POST /beneficial-owners', 'deleted customer', 410, caller.req('POST', '/beneficial-owners', ownerInput(deleted))],
     [op('clearing'), 'expired transaction', 409, sim('clearing', { cardTransactionId: expired, amount: 1 })],
     [op('clearing'), 'a clearing of amount 0 on a partly settled transaction', 409, sim('clearing', { cardTransactionId: partly, amount: 0 })],
     [op('return'), 'amount above the net settled amount', 400, sim('return', { cardTransactionId: partly, amount: 5000 })],

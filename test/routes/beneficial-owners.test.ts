@@ -26,14 +26,23 @@ describeEachEngine('beneficial owners: create, get, update', (t) => {
     expect(got.json()).toEqual(owner);
   });
 
-  it('refuses an individual, unknown or foreign customer with a 400 on customerId', async () => {
+  it('refuses an individual customer with a 400 on customerId, an unknown or foreign one with 404 USER_NOT_FOUND, a deleted one with 410', async () => {
     const individual = await insertTestCustomer(t, t.caller, 'INDIVIDUAL');
     const other = await t.newCaller();
     const foreign = await createBusiness(other);
-    for (const customerId of [individual, 'Customer:0190ffff-0000-7000-8000-000000000000', foreign]) {
-      const errors = fieldErrors(await t.caller.req('POST', '/beneficial-owners', ownerInput(customerId)));
-      expect([...errors.keys()]).toEqual(['customerId']);
+    const errors = fieldErrors(await t.caller.req('POST', '/beneficial-owners', ownerInput(individual)));
+    expect([...errors.keys()]).toEqual(['customerId']);
+    for (const customerId of ['Customer:0190ffff-0000-7000-8000-000000000000', foreign]) {
+      const res = await t.caller.req('POST', '/beneficial-owners', ownerInput(customerId));
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json()).toMatchObject({ status: 404, code: 'USER_NOT_FOUND' });
     }
+    const deleted = await createBusiness(t.caller);
+    expect((await t.caller.req('DELETE', `/customers/${deleted}`)).statusCode).toBe(200);
+    const gone = await t.caller.req('POST', '/beneficial-owners', ownerInput(deleted));
+    expect([gone.statusCode, gone.json<{ code: string }>().code]).toEqual([410, 'CUSTOMER_DELETED']);
+    // Nothing was counted for the refused owners.
+    expect((await t.caller.req('GET', `/beneficial-owners?customerId=${deleted}`)).json()).toMatchObject({ data: [], totalCount: 0 });
     const list = await other.req('GET', `/beneficial-owners?customerId=${foreign}`);
     expect(list.json()).toMatchObject({ data: [], totalCount: 0 });
   });

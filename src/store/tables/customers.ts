@@ -10,6 +10,13 @@ export interface CustomerRow {
   data: string;
   /** Beneficial owners of this customer, kept in step with every insert so listing never counts rows. */
   owner_count: number;
+  /** Lower case; unique among the platform's active customers. */
+  uma_address: string;
+  /** 1 once deleted (soft delete): kept and readable, out of lists and of the uniqueness rules. */
+  is_deleted: number;
+  /** The region and currencies of `data` again, for list filters; currency_list is ",USD,USDC," or "". */
+  region: string | null;
+  currency_list: string;
   created_at: number;
   updated_at: number;
 }
