@@ -60,7 +60,10 @@ export const ERROR_CATALOGUE = {
   403: { FORBIDDEN: 'The token lacks the permission this operation needs' },
   404: { NOT_FOUND: 'Unknown route, or unknown resource' },
   405: { METHOD_NOT_ALLOWED: 'The path exists but not with this method' },
-  409: { INVALID_STATE_TRANSITION: 'The resource is not in a state that allows this operation' },
+  409: {
+    INVALID_STATE_TRANSITION: 'The resource is not in a state that allows this operation',
+    CONFLICT: 'A request with the same Idempotency-Key is still in progress',
+  },
   413: { PAYLOAD_TOO_LARGE: 'The request body exceeds 1 MiB' },
   415: { UNSUPPORTED_MEDIA_TYPE: 'The request body must be application/json' },
   429: { RATE_LIMITED: 'Too many requests; retry after the Retry-After delay' },
