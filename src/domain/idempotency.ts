@@ -1,3 +1,4 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import {
   deleteIdempotencyKey,
   findIdempotencyKey,
@@ -49,8 +50,7 @@ export class IdempotentAttempt {
   constructor(
     private readonly held: HeldTransaction,
     private readonly keys: IdempotencyKeys,
-    private readonly tokenId: string,
-    private readonly key: string,
+    private readonly slot: KeySlot,
     private readonly fingerprint: RequestFingerprint,
   ) {}
 
@@ -70,12 +70,12 @@ export class IdempotentAttempt {
       if (answer.status >= 500) return await this.held.rollback();
       if (answer.status >= 400) await undoWork(this.held.trx);
       await insertIdempotencyKey(this.held.trx, {
-        token_id: this.tokenId,
-        idempotency_key: this.key,
+        token_id: this.slot.tokenId,
+        key_sha256: this.slot.keySha256,
         ...{ method: this.fingerprint.method, path: this.fingerprint.path, body_sha256: this.fingerprint.bodySha256 },
         status: answer.status,
         content_type: answer.contentType,
-        body: answer.body,
+        body: answer.body === null ? null : seal(this.slot.sealKey, answer.body),
         created_at: now,
         expires_at: now + IDEMPOTENCY_RETENTION_MS,
       });
@@ -85,7 +85,7 @@ export class IdempotentAttempt {
       await this.held.rollback().catch(() => undefined);
       throw err;
     } finally {
-      this.keys.release(this.tokenId, this.key);
+      this.keys.release(this.slot);
     }
   }
 
@@ -96,7 +96,7 @@ export class IdempotentAttempt {
     try {
       await this.held.rollback();
     } finally {
-      this.keys.release(this.tokenId, this.key);
+      this.keys.release(this.slot);
     }
   }
 }
@@ -111,35 +111,36 @@ export class IdempotencyKeys {
 
   /** Replays, refuses, or starts the request sent with `key` by `tokenId`. */
   async claim(tokenId: string, key: string, fingerprint: RequestFingerprint, now = Date.now()): Promise<Claim> {
-    const slot = `${tokenId} ${key}`;
-    if (this.running.has(slot)) return { outcome: 'in-flight' };
-    this.running.add(slot);
+    const slot = keySlot(tokenId, key);
+    if (this.running.has(slot.id)) return { outcome: 'in-flight' };
+    this.running.add(slot.id);
     let held: HeldTransaction | undefined;
     try {
       held = await this.store.hold();
       const trx = held.trx;
-      if (!(await lockIdempotencyKey(trx, this.store.engine, tokenId, key))) {
+      if (!(await lockIdempotencyKey(trx, this.store.engine, tokenId, slot.keySha256))) {
         await this.endWithout(held, slot);
         return { outcome: 'in-flight' };
       }
-      const row = await findIdempotencyKey(trx, tokenId, key);
+      const row = await findIdempotencyKey(trx, tokenId, slot.keySha256);
       if (row && row.expires_at > now) {
         await this.endWithout(held, slot);
         const same = row.method === fingerprint.method && row.path === fingerprint.path && row.body_sha256 === fingerprint.bodySha256;
-        return same ? { outcome: 'replay', answer: { status: row.status, contentType: row.content_type, body: row.body } } : { outcome: 'mismatch' };
+        if (!same) return { outcome: 'mismatch' };
+        return { outcome: 'replay', answer: { status: row.status, contentType: row.content_type, body: row.body === null ? null : unseal(slot.sealKey, row.body) } };
       }
-      if (row) await deleteIdempotencyKey(trx, tokenId, key);
+      if (row) await deleteIdempotencyKey(trx, tokenId, slot.keySha256);
       await markBeforeWork(trx);
-      return { outcome: 'started', attempt: new IdempotentAttempt(held, this, tokenId, key, fingerprint) };
+      return { outcome: 'started', attempt: new IdempotentAttempt(held, this, slot, fingerprint) };
     } catch (err) {
       await held?.rollback().catch(() => undefined);
-      this.running.delete(slot);
+      this.running.delete(slot.id);
       throw err;
     }
   }
 
-  release(tokenId: string, key: string): void {
-    this.running.delete(`${tokenId} ${key}`);
+  release(slot: KeySlot): void {
+    this.running.delete(slot.id);
   }
 
   /** Lazy pruning inside a request that already writes: no request without a key pays for it. */
@@ -150,8 +151,38 @@ export class IdempotencyKeys {
     this.nextPruneAt = deleted === PRUNE_BATCH ? now : now + PRUNE_INTERVAL_MS;
   }
 
-  private async endWithout(held: HeldTransaction, slot: string): Promise<void> {
-    this.running.delete(slot);
+  private async endWithout(held: HeldTransaction, slot: KeySlot): Promise<void> {
+    this.running.delete(slot.id);
     await held.rollback();
   }
+}
+
+/** A (token, key) pair as stored: the key's digest names the record, and a key derived from both seals its body. */
+export interface KeySlot {
+  tokenId: string;
+  keySha256: string;
+  sealKey: Buffer;
+  /** Names the slot among this process's running requests. */
+  id: string;
+}
+
+export function keySlot(tokenId: string, key: string): KeySlot {
+  const keySha256 = createHash('sha256').update(key).digest('hex');
+  const sealKey = createHash('sha256').update(`idempotent answer\n${tokenId}\n${key}`).digest();
+  return { tokenId, keySha256, sealKey, id: `${tokenId} ${keySha256}` };
+}
+
+/** AES-256-GCM: base64 of iv (12 bytes), tag (16 bytes) and ciphertext. */
+export function seal(sealKey: Buffer, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
+  const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
+}
+
+function unseal(sealKey: Buffer, stored: string): string {
+  const bytes = Buffer.from(stored, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', sealKey, bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
 }

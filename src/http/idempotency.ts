@@ -29,10 +29,11 @@ const keyed = new WeakMap<FastifyRequest, KeyedRequest>();
 export function registerIdempotency(app: FastifyInstance, keys: IdempotencyKeys): void {
   app.addHook('onRoute', (route) => {
     if (!takesIdempotencyKey(route)) return;
-    route.preParsing = [...hooks(route.preParsing), hashBody];
-    route.preValidation = [...hooks(route.preValidation), (request, reply) => claim(keys, request, reply)];
-    route.onSend = [...hooks(route.onSend), storeAnswer];
-    route.onResponse = [...hooks(route.onResponse), abandonUnanswered];
+    // Callback-style hooks: a request without the header costs a lookup per hook, no promise.
+    route.preParsing = [...hooks(route.preParsing), hashBody as never];
+    route.preValidation = [...hooks(route.preValidation), claimHook(keys) as never];
+    route.onSend = [...hooks(route.onSend), storeAnswerHook as never];
+    route.onResponse = [...hooks(route.onResponse), abandonUnanswered as never];
     const handler = route.handler;
     route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       const attempt = keyed.get(request)?.attempt;
@@ -50,40 +51,52 @@ function hooks<T>(h: T | T[] | undefined): T[] {
   return h === undefined ? [] : Array.isArray(h) ? h : [h];
 }
 
+type Done = (err?: Error | null, value?: unknown) => void;
+
 function keyError(message: string): ApiError {
   return new ApiError('INVALID_INPUT', `Invalid ${FIELD}: ${message}`, { errors: [{ field: FIELD, message }] });
 }
 
-async function hashBody(request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream) {
+/** preParsing: after authentication, check the key and hash the raw body as the parser reads it. */
+function hashBody(request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream, done: Done): void {
   const key = request.headers[IDEMPOTENCY_KEY_HEADER];
-  if (key === undefined) return payload;
-  if (typeof key !== 'string' || !KEY_SYNTAX.test(key)) throw keyError('must be 1 to 255 printable ASCII characters');
+  if (key === undefined) return done(null, payload);
+  if (typeof key !== 'string' || !KEY_SYNTAX.test(key)) return done(keyError('must be 1 to 255 printable ASCII characters'));
   const body = createHash('sha256');
   keyed.set(request, { key, body });
   const tap = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
+    transform(chunk: Buffer, _encoding, next) {
       body.update(chunk);
-      done(null, chunk);
+      next(null, chunk);
     },
   });
   // pipeline passes a failure of the request stream (an abort) on to the body parser.
-  return pipeline(payload, tap, () => undefined);
+  done(null, pipeline(payload, tap, () => undefined));
 }
 
-async function claim(keys: IdempotencyKeys, request: FastifyRequest, reply: FastifyReply) {
-  const state = keyed.get(request);
-  if (!state) return;
+/** preValidation: the body is read; replay, refuse, or start the request under its key. */
+function claimHook(keys: IdempotencyKeys) {
+  return (request: FastifyRequest, reply: FastifyReply, done: Done): void => {
+    const state = keyed.get(request);
+    if (!state) return done();
+    claim(keys, request, reply, state).then((replayed) => replayed || done(), done);
+  };
+}
+
+/** True when it answered with the replay. */
+async function claim(keys: IdempotencyKeys, request: FastifyRequest, reply: FastifyReply, state: KeyedRequest): Promise<boolean> {
   const fingerprint = { method: request.method, path: request.url, bodySha256: state.body.digest('hex') };
   const claimed = await keys.claim(request.principal.tokenId, state.key, fingerprint);
   switch (claimed.outcome) {
     case 'started':
       state.attempt = claimed.attempt;
-      return;
+      return false;
     case 'replay': {
       const { status, contentType, body } = claimed.answer;
       reply.code(status).header(REPLAYED_HEADER, 'true');
       if (contentType) reply.type(contentType);
-      return reply.send(body ?? undefined);
+      reply.send(body ?? undefined);
+      return true;
     }
     case 'mismatch':
       throw keyError('this key was already used with another request (method, path or body); send a new key for a new request');
@@ -93,11 +106,15 @@ async function claim(keys: IdempotencyKeys, request: FastifyRequest, reply: Fast
 }
 
 /** onSend: the answer is serialized; store it with the work, in one commit, before it is written. */
-async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+function storeAnswerHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
   const state = keyed.get(request);
   const attempt = state?.attempt;
-  if (!attempt) return payload;
+  if (!attempt) return done(null, payload);
   state.attempt = undefined;
+  storeAnswer(attempt, reply, payload).then(() => done(null, payload), done);
+}
+
+async function storeAnswer(attempt: IdempotentAttempt, reply: FastifyReply, payload: unknown): Promise<void> {
   const body = payload === null || payload === undefined ? null : typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
   if (body === undefined) {
     await attempt.abandon();
@@ -105,11 +122,11 @@ async function storeAnswer(request: FastifyRequest, reply: FastifyReply, payload
   }
   const contentType = reply.getHeader('content-type');
   await attempt.finish({ status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body });
-  return payload;
 }
 
 /** onResponse: a request that ended without passing onSend (it should not happen) releases its key and writes nothing. */
-async function abandonUnanswered(request: FastifyRequest) {
-  const state = keyed.get(request);
-  if (state?.attempt) await state.attempt.abandon();
+function abandonUnanswered(request: FastifyRequest, _reply: FastifyReply, done: Done): void {
+  const attempt = keyed.get(request)?.attempt;
+  if (!attempt) return done();
+  attempt.abandon().then(() => done(), done);
 }

@@ -8,18 +8,18 @@ import type { IdempotencyKeyRow } from './tables/idempotency-keys.js';
  * instead of waiting on the first one's uncommitted row. SQLite: the transaction began IMMEDIATE,
  * so it already excludes every other writer.
  */
-export async function lockIdempotencyKey(trx: Trx, engine: Engine, tokenId: string, key: string): Promise<boolean> {
+export async function lockIdempotencyKey(trx: Trx, engine: Engine, tokenId: string, keySha256: string): Promise<boolean> {
   if (engine === 'sqlite') return true;
-  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${`${tokenId} ${key}`}::text, 0)) as locked`.execute(trx);
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${`${tokenId} ${keySha256}`}::text, 0)) as locked`.execute(trx);
   return rows[0]?.locked === true;
 }
 
-export async function findIdempotencyKey(db: Executor, tokenId: string, key: string): Promise<IdempotencyKeyRow | undefined> {
-  return db.selectFrom('idempotency_keys').selectAll().where('token_id', '=', tokenId).where('idempotency_key', '=', key).executeTakeFirst();
+export async function findIdempotencyKey(db: Executor, tokenId: string, keySha256: string): Promise<IdempotencyKeyRow | undefined> {
+  return db.selectFrom('idempotency_keys').selectAll().where('token_id', '=', tokenId).where('key_sha256', '=', keySha256).executeTakeFirst();
 }
 
-export async function deleteIdempotencyKey(db: Executor, tokenId: string, key: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('token_id', '=', tokenId).where('idempotency_key', '=', key).execute();
+export async function deleteIdempotencyKey(db: Executor, tokenId: string, keySha256: string): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('token_id', '=', tokenId).where('key_sha256', '=', keySha256).execute();
 }
 
 export async function insertIdempotencyKey(db: Executor, row: IdempotencyKeyRow): Promise<void> {
@@ -32,14 +32,14 @@ export async function pruneIdempotencyKeys(db: Db | Trx, engine: Engine, now: nu
     .deleteFrom('idempotency_keys')
     .where(({ eb, refTuple, selectFrom }) =>
       eb(
-        refTuple('token_id', 'idempotency_key'),
+        refTuple('token_id', 'key_sha256'),
         'in',
         selectFrom('idempotency_keys')
-          .select(['token_id', 'idempotency_key'])
+          .select(['token_id', 'key_sha256'])
           .where('expires_at', '<=', now)
           .limit(limit)
           .$if(engine === 'postgres', (q) => q.forUpdate().skipLocked())
-          .$asTuple('token_id', 'idempotency_key'),
+          .$asTuple('token_id', 'key_sha256'),
       ),
     )
     .executeTakeFirst();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect, it } from 'vitest';
-import { IdempotencyKeys } from '../../src/domain/idempotency.js';
+import { IdempotencyKeys, keySlot, seal } from '../../src/domain/idempotency.js';
 import { lockIdempotencyKey } from '../../src/store/idempotency-keys-repo.js';
 import { SQLITE_FILE } from '../../src/store/sqlite.js';
 import { openStore } from '../../src/store/store.js';
@@ -59,6 +59,21 @@ describeEachEngine('Idempotency-Key', (t) => {
     expect(first.statusCode, first.body).toBe(201);
     expect(first.json()).toHaveProperty('clientSecret');
     expect((await caller.req('GET', '/tokens?name=idempotent%20token')).json().totalCount).toBe(1);
+  });
+
+  it("keeps neither the key nor the answer readable in the database: a created token's secret is sealed", async () => {
+    const caller = await t.newCaller();
+    const k = newKey();
+    const created = await caller.req('POST', '/tokens', { name: 'sealed', permissions: ['VIEW'] }, key(k));
+    const secret = created.json<{ clientSecret: string }>().clientSecret;
+    const rows = await t.services.store.db.selectFrom('idempotency_keys').selectAll().where('token_id', '=', caller.tokenId).execute();
+    expect(rows).toHaveLength(1);
+    const stored = JSON.stringify(rows[0]);
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(k);
+    expect(rows[0]!.body).not.toContain('clientId');
+    // The replay still carries the secret: the client that lost the answer gets it back.
+    expect((await caller.req('POST', '/tokens', { name: 'sealed', permissions: ['VIEW'] }, key(k))).body).toBe(created.body);
   });
 
   it('replays a created beneficial owner and counts it once', async () => {
@@ -172,17 +187,19 @@ describeEachEngine('Idempotency-Key', (t) => {
     const k = newKey();
     const input = businessCustomer();
     const stored = { status: 201, content_type: 'application/json; charset=utf-8', body: '{"stored":true}' };
+    const slot = keySlot(caller.tokenId, k);
     const row = {
       token_id: caller.tokenId,
-      idempotency_key: k,
+      key_sha256: slot.keySha256,
       method: 'POST',
       path: '/2025-10-13/customers',
       body_sha256: createHash('sha256').update(JSON.stringify(input)).digest('hex'),
       ...stored,
+      body: seal(slot.sealKey, stored.body),
       created_at: Date.now(),
       expires_at: Date.now() + 60_000,
     };
-    const holder = await holdKeyElsewhere(t.db, caller.tokenId, row);
+    const holder = await holdKeyElsewhere(t.db, row);
     try {
       const res = await caller.req('POST', '/customers', input, key(k));
       if (t.engine === 'postgres') expectError(res, 409, 'CONFLICT');
@@ -251,10 +268,10 @@ describeEachEngine('Idempotency-Key', (t) => {
     const k = newKey();
     const input = businessCustomer();
     expect((await caller.req('POST', '/customers', input, key(k))).statusCode).toBe(201);
-    const row = () => t.services.store.db.selectFrom('idempotency_keys').selectAll().where('token_id', '=', caller.tokenId).where('idempotency_key', '=', k).executeTakeFirstOrThrow();
+    const row = () => t.services.store.db.selectFrom('idempotency_keys').selectAll().where('token_id', '=', caller.tokenId).where('key_sha256', '=', keySlot(caller.tokenId, k).keySha256).executeTakeFirstOrThrow();
     const kept = await row();
     expect(kept.expires_at - kept.created_at).toBe(24 * 60 * 60 * 1000);
-    await t.services.store.db.updateTable('idempotency_keys').set({ expires_at: Date.now() - 1 }).where('token_id', '=', caller.tokenId).where('idempotency_key', '=', k).execute();
+    await t.services.store.db.updateTable('idempotency_keys').set({ expires_at: Date.now() - 1 }).where('token_id', '=', caller.tokenId).where('key_sha256', '=', keySlot(caller.tokenId, k).keySha256).execute();
     const again = await caller.req('POST', '/customers', input, key(k));
     expect(again.statusCode).toBe(201);
     expect(again.headers[REPLAYED]).toBeUndefined();
@@ -265,14 +282,14 @@ describeEachEngine('Idempotency-Key', (t) => {
   it('prunes expired records', async () => {
     const caller = await t.newCaller();
     const old = { token_id: caller.tokenId, method: 'POST', path: '/x', body_sha256: 'x', status: 201, content_type: null, body: null, created_at: 0, expires_at: 1 };
-    await t.services.store.db.insertInto('idempotency_keys').values([{ ...old, idempotency_key: 'old-1' }, { ...old, idempotency_key: 'old-2' }]).execute();
+    await t.services.store.db.insertInto('idempotency_keys').values([{ ...old, key_sha256: 'old-1' }, { ...old, key_sha256: 'old-2' }]).execute();
     // A fresh instance prunes at its first stored answer (the app's may have pruned already this minute).
     const fresh = new IdempotencyKeys(t.services.store);
     const claim = await fresh.claim(caller.tokenId, newKey(), { method: 'POST', path: '/y', bodySha256: 'y' });
     expect(claim.outcome).toBe('started');
     if (claim.outcome === 'started') await claim.attempt.finish({ status: 200, contentType: null, body: null });
-    const left = await t.services.store.db.selectFrom('idempotency_keys').select('idempotency_key').where('token_id', '=', caller.tokenId).execute();
-    expect(left.map((r) => r.idempotency_key).filter((k) => k.startsWith('old-'))).toEqual([]);
+    const left = await t.services.store.db.selectFrom('idempotency_keys').select('key_sha256').where('token_id', '=', caller.tokenId).execute();
+    expect(left.map((r) => r.key_sha256).filter((k) => k.startsWith('old-'))).toEqual([]);
     expect(left).toHaveLength(1);
   });
 
@@ -298,11 +315,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * SQLite: a real child process, since better-sqlite3 connections of one process cannot wait on
  * each other; it commits 400 ms after taking the writer lock.
  */
-async function holdKeyElsewhere(db: TestDatabase, tokenId: string, row: Record<string, string | number>): Promise<{ release(): Promise<void> }> {
+async function holdKeyElsewhere(db: TestDatabase, row: Record<string, string | number>): Promise<{ release(): Promise<void> }> {
   if (db.engine === 'postgres') {
     const other = openStore({ databaseUrl: db.databaseUrl, dataDir: db.dataDir });
     const held = await other.hold();
-    expect(await lockIdempotencyKey(held.trx, other.engine, tokenId, String(row.idempotency_key))).toBe(true);
+    expect(await lockIdempotencyKey(held.trx, other.engine, String(row.token_id), String(row.key_sha256))).toBe(true);
     await held.trx.insertInto('idempotency_keys').values(row as never).execute();
     return {
       release: async () => {
