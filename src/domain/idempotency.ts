@@ -72,7 +72,9 @@ export class IdempotentAttempt {
       await insertIdempotencyKey(this.held.trx, {
         token_id: this.slot.tokenId,
         key_sha256: this.slot.keySha256,
-        ...{ method: this.fingerprint.method, path: this.fingerprint.path, body_sha256: this.fingerprint.bodySha256 },
+        method: this.fingerprint.method,
+        path: this.fingerprint.path,
+        body_sha256: this.fingerprint.bodySha256,
         status: answer.status,
         content_type: answer.contentType,
         body: answer.body === null ? null : seal(this.slot.sealKey, answer.body),
