@@ -6,6 +6,7 @@ import type { Permission } from './domain/tokens.js';
 import { basicAuth, requirePermissionDeclared, requireSandboxDeclared } from './http/auth.js';
 import { errorSchema } from './schemas/common.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { routeModules, sandboxRouteModules } from './routes/index.js';
@@ -57,6 +58,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   // Only JSON bodies are accepted; anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
+  registerIdempotency(app, services.idempotencyKeys);
 
   const authenticate = basicAuth(services.tokens, services.config);
   app.addHook('onRequest', async (request, reply) => {

@@ -84,7 +84,7 @@ export class CardSimulations {
       await this.enqueue(trx, row, { kind: 'AUTHORIZATION', amount: input.amount }, token, now);
       return { issuerTransactionToken: token, cardTransactionId: row.id };
     });
-    this.jobSignal.emit('enqueued');
+    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
     return accepted;
   }
 
@@ -113,7 +113,7 @@ export class CardSimulations {
       await this.enqueue(trx, row, op, token, Date.now());
       return { issuerTransactionToken: token, cardTransactionId: row.id };
     });
-    this.jobSignal.emit('enqueued');
+    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
     return accepted;
   }
 

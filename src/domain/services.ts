@@ -7,6 +7,7 @@ import { BeneficialOwnerService } from './beneficial-owners.js';
 import { CardSimulations } from './card-simulations.js';
 import { CardService } from './cards.js';
 import { CustomerService } from './customers.js';
+import { IdempotencyKeys } from './idempotency.js';
 import { Cursors } from './pagination.js';
 import { PlatformConfigService } from './platform-config.js';
 import { TokenService } from './tokens.js';
@@ -26,6 +27,8 @@ export interface Services {
   cardSimulations: CardSimulations;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
+  /** Idempotency-Key records: first answers kept for replay. */
+  idempotencyKeys: IdempotencyKeys;
   /** Outbound webhook HTTP, given by the process (jobs/webhook-sender.ts); shared by the worker and the test route. */
   sendWebhook: SendWebhook;
   /** Emits 'enqueued' after this process commits a job, so its worker starts at once. */
@@ -47,6 +50,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     cardSimulations: new CardSimulations(store, jobSignal),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, jobSignal, sendWebhook),
+    idempotencyKeys: new IdempotencyKeys(store),
     sendWebhook,
     jobSignal,
   };

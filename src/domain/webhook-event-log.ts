@@ -125,7 +125,7 @@ export class WebhookEventLog {
       await setEventState(trx, id, 'PENDING', now);
       await enqueueJob(trx, { id: newId('Job'), kind: DELIVER_WEBHOOK_JOB, payload }, now);
     });
-    this.jobSignal.emit('enqueued');
+    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
     return renderEvent({ ...row, delivery_state: 'PENDING', next_attempt_at: now, updated_at: now });
   }
 

@@ -68,7 +68,7 @@ export const ERROR_CATALOGUE = {
   409: {
     INVALID_STATE_TRANSITION: 'The resource is not in a state that allows this operation',
     UMA_ADDRESS_EXISTS: 'UMA address already exists',
-    CONFLICT: 'Generic resource-state conflict, e.g. a platformCustomerId already used by an active customer of the platform',
+    CONFLICT: 'Conflict with the current state: a platformCustomerId already used by an active customer, or a request with the same Idempotency-Key still in progress',
   },
   410: { CUSTOMER_DELETED: 'Customer has been deleted' },
   413: { PAYLOAD_TOO_LARGE: 'The request body exceeds 1 MiB' },

@@ -2,7 +2,7 @@ import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { Database } from './database.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
-import { inTransaction, scopedTransaction } from './scoped-transaction.js';
+import { afterCommit, holdTransaction, inTransaction, scopedTransaction, type HeldTransaction } from './scoped-transaction.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -15,6 +15,10 @@ export interface Store {
   readonly db: Db;
   /** Runs `fn` in a transaction, joining the one scoped to this async context if there is one. */
   transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T>;
+  /** Runs `fn` once this async context's writes are committed (see scoped-transaction.ts). */
+  afterCommit(fn: () => void): void;
+  /** Opens a transaction on the database (never joining one) that the caller scopes and ends. */
+  hold(): Promise<HeldTransaction>;
   engine: Engine;
   /**
    * Runs a compiled read outside any write transaction, for hot paths; it sees every commit made
@@ -50,5 +54,7 @@ export function scopedStore(root: Db, engine: Engine, read: Store['read'], close
     read,
     close,
     transaction: (fn) => inTransaction(root, fn),
+    afterCommit,
+    hold: () => holdTransaction(root),
   };
 }

@@ -49,6 +49,35 @@ for (const engine of ENGINES) {
       expect(await names('Platform:kept-')).toEqual(['Platform:kept-a', 'Platform:kept-b', 'Platform:kept-c']);
     });
 
+    it('a held transaction scopes the work it runs, and afterCommit waits for its commit (never runs on a rollback)', async () => {
+      const signals: string[] = [];
+      const kept = await store.hold();
+      await kept.run(async () => {
+        await serviceWork('Platform:held-');
+        store.afterCommit(() => signals.push('kept'));
+      });
+      expect(signals).toEqual([]);
+      await kept.commit();
+      expect(signals).toEqual(['kept']);
+      expect(await names('Platform:held-')).toEqual(['Platform:held-a', 'Platform:held-b']);
+
+      const dropped = await store.hold();
+      await dropped.run(async () => {
+        await serviceWork('Platform:dropped-');
+        store.afterCommit(() => signals.push('dropped'));
+      });
+      await dropped.rollback();
+      expect(signals).toEqual(['kept']);
+      expect(await names('Platform:dropped-')).toEqual([]);
+      // Outside a transaction it runs at once; inside one of its own, once that commits.
+      store.afterCommit(() => signals.push('plain'));
+      await store.transaction(async () => {
+        store.afterCommit(() => signals.push('own'));
+        expect(signals).toEqual(['kept', 'plain']);
+      });
+      expect(signals).toEqual(['kept', 'plain', 'own']);
+    });
+
     it('outside any transaction store.db is the database and the work commits as it goes', async () => {
       await serviceWork('Platform:plain-');
       expect(await names('Platform:plain-')).toEqual(['Platform:plain-a', 'Platform:plain-b']);

@@ -1,0 +1,190 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import {
+  deleteIdempotencyKey,
+  findIdempotencyKey,
+  insertIdempotencyKey,
+  lockIdempotencyKey,
+  markBeforeWork,
+  pruneIdempotencyKeys,
+  undoWork,
+} from '../store/idempotency-keys-repo.js';
+import type { HeldTransaction } from '../store/scoped-transaction.js';
+import type { Store } from '../store/store.js';
+
+/** How long the first answer to a key is kept and replayed. */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Expired records are deleted in batches of this size, at most once per interval per process while a batch comes back full. */
+const PRUNE_BATCH = 1000;
+const PRUNE_INTERVAL_MS = 60_000;
+
+/** What makes two requests "the same request". */
+export interface RequestFingerprint {
+  method: string;
+  /** The path with its query string. */
+  path: string;
+  /** SHA-256 (hex) of the raw body bytes. */
+  bodySha256: string;
+}
+
+export interface StoredAnswer {
+  status: number;
+  contentType: string | null;
+  body: string | null;
+}
+
+export type Claim =
+  | { outcome: 'replay'; answer: StoredAnswer }
+  /** The key was used with another method, path or body. */
+  | { outcome: 'mismatch' }
+  /** A request with this key is still running, in this process or another. */
+  | { outcome: 'in-flight' }
+  | { outcome: 'started'; attempt: IdempotentAttempt };
+
+/**
+ * A request running under a key: its work runs in `held`'s transaction (see `run`), and `finish`
+ * commits the work and the stored answer together, so a replay never meets work that did not
+ * commit nor work done twice.
+ */
+export class IdempotentAttempt {
+  private ended = false;
+  constructor(
+    private readonly held: HeldTransaction,
+    private readonly keys: IdempotencyKeys,
+    private readonly slot: KeySlot,
+    private readonly fingerprint: RequestFingerprint,
+  ) {}
+
+  /** Runs the work with the attempt's transaction scoped: services' writes join it. */
+  run<T>(fn: () => T): T {
+    return this.held.run(fn);
+  }
+
+  /**
+   * Ends the attempt with its answer: 5xx rolls everything back and stores nothing (a retry may run
+   * again); a 4xx drops the work's writes and stores the answer; anything else commits both.
+   */
+  async finish(answer: StoredAnswer, now = Date.now()): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    try {
+      if (answer.status >= 500) return await this.held.rollback();
+      if (answer.status >= 400) await undoWork(this.held.trx);
+      await insertIdempotencyKey(this.held.trx, {
+        token_id: this.slot.tokenId,
+        key_sha256: this.slot.keySha256,
+        method: this.fingerprint.method,
+        path: this.fingerprint.path,
+        body_sha256: this.fingerprint.bodySha256,
+        status: answer.status,
+        content_type: answer.contentType,
+        body: answer.body === null ? null : seal(this.slot.sealKey, answer.body),
+        created_at: now,
+        expires_at: now + IDEMPOTENCY_RETENTION_MS,
+      });
+      await this.keys.pruneSometimes(this.held, now);
+      await this.held.commit();
+    } catch (err) {
+      await this.held.rollback().catch(() => undefined);
+      throw err;
+    } finally {
+      this.keys.release(this.slot);
+    }
+  }
+
+  /** Ends the attempt without an answer to keep: everything is rolled back. */
+  async abandon(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    try {
+      await this.held.rollback();
+    } finally {
+      this.keys.release(this.slot);
+    }
+  }
+}
+
+/** Idempotency-Key records: one per (API token, key), the first answer kept IDEMPOTENCY_RETENTION_MS. */
+export class IdempotencyKeys {
+  /** Keys running in this process; other processes are excluded by the database (lockIdempotencyKey). */
+  private readonly running = new Set<string>();
+  private nextPruneAt = 0;
+
+  constructor(private readonly store: Store) {}
+
+  /** Replays, refuses, or starts the request sent with `key` by `tokenId`. */
+  async claim(tokenId: string, key: string, fingerprint: RequestFingerprint, now = Date.now()): Promise<Claim> {
+    const slot = keySlot(tokenId, key);
+    if (this.running.has(slot.id)) return { outcome: 'in-flight' };
+    this.running.add(slot.id);
+    let held: HeldTransaction | undefined;
+    try {
+      held = await this.store.hold();
+      const trx = held.trx;
+      if (!(await lockIdempotencyKey(trx, this.store.engine, tokenId, slot.keySha256))) {
+        await this.endWithout(held, slot);
+        return { outcome: 'in-flight' };
+      }
+      const row = await findIdempotencyKey(trx, tokenId, slot.keySha256);
+      if (row && row.expires_at > now) {
+        await this.endWithout(held, slot);
+        const same = row.method === fingerprint.method && row.path === fingerprint.path && row.body_sha256 === fingerprint.bodySha256;
+        if (!same) return { outcome: 'mismatch' };
+        return { outcome: 'replay', answer: { status: row.status, contentType: row.content_type, body: row.body === null ? null : unseal(slot.sealKey, row.body) } };
+      }
+      if (row) await deleteIdempotencyKey(trx, tokenId, slot.keySha256);
+      await markBeforeWork(trx);
+      return { outcome: 'started', attempt: new IdempotentAttempt(held, this, slot, fingerprint) };
+    } catch (err) {
+      await held?.rollback().catch(() => undefined);
+      this.running.delete(slot.id);
+      throw err;
+    }
+  }
+
+  release(slot: KeySlot): void {
+    this.running.delete(slot.id);
+  }
+
+  /** Lazy pruning inside a request that already writes: no request without a key pays for it. */
+  async pruneSometimes(held: HeldTransaction, now: number): Promise<void> {
+    if (now < this.nextPruneAt) return;
+    const deleted = await pruneIdempotencyKeys(held.trx, this.store.engine, now, PRUNE_BATCH);
+    // A full batch means more are waiting: prune again on the next request.
+    this.nextPruneAt = deleted === PRUNE_BATCH ? now : now + PRUNE_INTERVAL_MS;
+  }
+
+  private async endWithout(held: HeldTransaction, slot: KeySlot): Promise<void> {
+    this.running.delete(slot.id);
+    await held.rollback();
+  }
+}
+
+/** A (token, key) pair as stored: the key's digest names the record, and a key derived from both seals its body. */
+export interface KeySlot {
+  tokenId: string;
+  keySha256: string;
+  sealKey: Buffer;
+  /** Names the slot among this process's running requests. */
+  id: string;
+}
+
+export function keySlot(tokenId: string, key: string): KeySlot {
+  const keySha256 = createHash('sha256').update(key).digest('hex');
+  const sealKey = createHash('sha256').update(`idempotent answer\n${tokenId}\n${key}`).digest();
+  return { tokenId, keySha256, sealKey, id: `${tokenId} ${keySha256}` };
+}
+
+/** AES-256-GCM: base64 of iv (12 bytes), tag (16 bytes) and ciphertext. */
+export function seal(sealKey: Buffer, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
+  const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
+}
+
+function unseal(sealKey: Buffer, stored: string): string {
+  const bytes = Buffer.from(stored, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', sealKey, bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+}
