@@ -4,6 +4,7 @@ import type { CustomerRow, CustomerType } from '../store/tables/customers.js';
 import type { Address, KycStatus } from './beneficial-owners.js';
 import { NotFoundError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
+import { openDefaultAccount } from './internal-accounts.js';
 import type { Cursors, Page } from './pagination.js';
 
 export const CUSTOMER_TYPES = ['INDIVIDUAL', 'BUSINESS'] as const;
@@ -103,7 +104,10 @@ export class CustomerService {
 
   async create(platformId: string, input: NewCustomer): Promise<Customer> {
     const row = newCustomerRow(platformId, input, Date.now());
-    await repo.insertCustomer(this.store.db, row);
+    await this.store.transaction(async (trx) => {
+      await repo.insertCustomer(trx, row);
+      await openDefaultAccount(trx, platformId, row.id, row.created_at);
+    });
     return renderCustomer(row);
   }
 

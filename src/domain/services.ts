@@ -7,6 +7,7 @@ import { BeneficialOwnerService } from './beneficial-owners.js';
 import { CardSimulations } from './card-simulations.js';
 import { CardService } from './cards.js';
 import { CustomerService } from './customers.js';
+import { InternalAccountService } from './internal-accounts.js';
 import { Cursors } from './pagination.js';
 import { PlatformConfigService } from './platform-config.js';
 import { TokenService } from './tokens.js';
@@ -24,6 +25,7 @@ export interface Services {
   beneficialOwners: BeneficialOwnerService;
   cards: CardService;
   cardSimulations: CardSimulations;
+  internalAccounts: InternalAccountService;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
   /** Outbound webhook HTTP, given by the process (jobs/webhook-sender.ts); shared by the worker and the test route. */
@@ -45,6 +47,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     beneficialOwners: new BeneficialOwnerService(store, cursors),
     cards: new CardService(store, cursors),
     cardSimulations: new CardSimulations(store, jobSignal),
+    internalAccounts: new InternalAccountService(store, cursors, jobSignal),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, jobSignal, sendWebhook),
     sendWebhook,

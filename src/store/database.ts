@@ -2,11 +2,12 @@ import type { BeneficialOwnerTables } from './tables/beneficial-owners.js';
 import type { CardTables } from './tables/cards.js';
 import type { CustomerTables } from './tables/customers.js';
 import type { FoundationTables } from './tables/foundation.js';
+import type { InternalAccountTables } from './tables/internal-accounts.js';
 import type { JobTables } from './tables/jobs.js';
 import type { WebhookEventRow, WebhookEventTables } from './tables/webhook-events.js';
 import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhooks.js';
 
 /** Every table the service knows, as Kysely sees it; each table group declares its own file. */
-export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, JobTables, WebhookEventTables, WebhookTables {
+export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, JobTables, WebhookEventTables, WebhookTables, InternalAccountTables {
   webhook_events: WebhookEventRow & WebhookEventDeliveryColumns;
 }
