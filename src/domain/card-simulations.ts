@@ -9,6 +9,8 @@ import { applyOperation, project, SIMULATIONS, type Operation, type OperationKin
 import { currencyOf, ledgerColumns, ledgerOf, renderCardTransaction } from './cards.js';
 import { InvalidStateError, NotFoundError, ValidationError } from './errors.js';
 import { newId } from './ids.js';
+import { accountOf, post } from './internal-accounts.js';
+import { movementsOf } from './ledger.js';
 import { recordWebhookEvent } from './webhook-events.js';
 
 export const CARD_SIMULATION_JOB = 'card.simulation';
@@ -63,6 +65,7 @@ export class CardSimulations {
         platform_id: platformId,
         card_id: card.id,
         customer_id: card.cardholder_id,
+        account_id: null,
         status: 'PENDING',
         merchant: JSON.stringify(input.merchant),
         currency: card.currency,
@@ -171,10 +174,13 @@ export async function landOperations(trx: Trx, engine: Engine, job: CardSimulati
       log.warn({ cardTransactionId: row.id, operationId: op.id, kind: op.kind, reason: op.reason }, 'card operation rejected: it no longer applies');
       continue;
     }
+    const before = ledger;
     ledger = outcome.next;
     op.status = 'LANDED';
     op.amount = outcome.amount;
-    current = { ...current, ...ledgerColumns(ledger), last_event_at: now, updated_at: now };
+    // Until cards have funding sources, a card holds and debits its cardholder's account in the card's currency.
+    const accountId = current.account_id ?? (await accountOf(trx, row.platform_id, row.customer_id, row.currency, now)).id;
+    current = { ...current, ...ledgerColumns(ledger), account_id: accountId, last_event_at: now, updated_at: now };
     // A transaction appears when its authorization lands; its creation time is that moment.
     if (op.kind === 'AUTHORIZATION') current = { ...current, authorized_at: now, created_at: now };
     await repo.finishCardOperation(trx, op.id, { status: 'LANDED', amount: op.amount, reason: null, processed_at: now });
@@ -191,6 +197,8 @@ export async function landOperations(trx: Trx, engine: Engine, job: CardSimulati
       },
       now,
     );
+    const movements = movementsOf(before, ledger);
+    if (movements.length > 0) await post(trx, { platformId: row.platform_id, accountId, movements, cardTransactionId: row.id, cardOperationId: op.id }, now);
   }
   const { id: _id, platform_id: _p, card_id: _c, customer_id: _cu, ...changes } = current;
   await repo.updateCardTransaction(trx, row.id, changes);

@@ -68,6 +68,7 @@ export interface CardTransaction {
   status: CardTransactionStatus;
   direction: 'DEBIT';
   cardId: string;
+  accountId: string;
   customerId: string;
   platformCustomerId: string;
   merchant: { descriptor: string; mcc?: string; country?: string };
@@ -123,6 +124,8 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
     status: row.status as CardTransactionStatus,
     direction: 'DEBIT',
     cardId: row.card_id,
+    // Set when the authorization lands, before the transaction is visible (and by migration 010 for older ones).
+    accountId: row.account_id ?? '',
     customerId: row.customer_id,
     platformCustomerId,
     merchant: JSON.parse(row.merchant) as CardTransaction['merchant'],

@@ -7,6 +7,7 @@ import type { Address, KycStatus } from './beneficial-owners.js';
 import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
 import { ConflictError, DeletedError, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
+import { openDefaultAccount } from './internal-accounts.js';
 import type { Cursors, Page } from './pagination.js';
 
 export { CUSTOMER_TYPES, ENTITY_TYPES } from './customer-fields.js';
@@ -167,8 +168,11 @@ export class CustomerService {
   async create(platformId: string, input: NewCustomer): Promise<Customer> {
     const umaDomain = input.umaAddress === undefined ? ((await findWebhookConfig(this.store.db, platformId))?.uma_domain ?? undefined) : undefined;
     const row = newCustomerRow(platformId, input, Date.now(), umaDomain);
-    const clash = await repo.insertCustomer(this.store.db, row);
-    if (clash) throw new ConflictError(clash, clashMessage(clash));
+    await this.store.transaction(async (trx) => {
+      const clash = await repo.insertCustomer(trx, row);
+      if (clash) throw new ConflictError(clash, clashMessage(clash));
+      await openDefaultAccount(trx, platformId, row.id, row.created_at);
+    });
     return renderCustomer(row);
   }
 

@@ -10,7 +10,9 @@ export type IdType =
   | 'CardOperation'
   | 'Webhook'
   | 'Job'
-  | 'WebhookAttempt';
+  | 'WebhookAttempt'
+  | 'InternalAccount'
+  | 'LedgerEntry';
 
 /** `<Type>:<uuid v7>`: globally unique, and sorts by creation time. */
 export function newId(type: IdType): string {

@@ -8,6 +8,7 @@ import { CardSimulations } from './card-simulations.js';
 import { CardService } from './cards.js';
 import { CustomerService } from './customers.js';
 import { IdempotencyKeys } from './idempotency.js';
+import { InternalAccountService } from './internal-accounts.js';
 import { Cursors } from './pagination.js';
 import { PlatformConfigService } from './platform-config.js';
 import { TokenService } from './tokens.js';
@@ -25,6 +26,7 @@ export interface Services {
   beneficialOwners: BeneficialOwnerService;
   cards: CardService;
   cardSimulations: CardSimulations;
+  internalAccounts: InternalAccountService;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
   /** Idempotency-Key records: first answers kept for replay. */
@@ -48,6 +50,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     beneficialOwners: new BeneficialOwnerService(store, cursors),
     cards: new CardService(store, cursors),
     cardSimulations: new CardSimulations(store, jobSignal),
+    internalAccounts: new InternalAccountService(store, cursors, jobSignal),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, jobSignal, sendWebhook),
     idempotencyKeys: new IdempotencyKeys(store),

@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox';
-import { CardTransactionWebhookSchema, TestWebhookSchema } from '../schemas/webhooks.js';
+import { CardTransactionWebhookSchema, InternalAccountWebhookSchema, TestWebhookSchema } from '../schemas/webhooks.js';
 
 /** The security scheme a receiver checks: Grid's signature header, verified with webhookPublicKey. */
 export const WEBHOOK_SIGNATURE_SCHEME = {
@@ -51,6 +51,12 @@ export const WEBHOOKS = {
     'Card transaction changed',
     'One event per landed card operation, with the transaction as it is after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     CardTransactionWebhookSchema,
+  ),
+  'internal-account-status': delivery(
+    'internalAccountStatusWebhook',
+    'Internal account balance changed',
+    'INTERNAL_ACCOUNT.BALANCE_UPDATED: one event per change of an account\'s balances (a funding, or a landed card operation that moved it), in the same transaction as the change, with the account after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    InternalAccountWebhookSchema,
   ),
   'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
 };

@@ -1,6 +1,7 @@
 import { beneficialOwnerRoutes } from './beneficial-owners.js';
 import { cardRoutes } from './cards.js';
 import { customerRoutes } from './customers.js';
+import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
 import { sandboxCardRoutes } from './sandbox-cards.js';
 import { tokenRoutes } from './tokens.js';
 import { transactionRoutes } from './transactions.js';
@@ -10,10 +11,10 @@ import { sandboxWebhookRoutes } from './sandbox-webhooks.js';
 import { webhookEventRoutes } from './webhook-events.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,
  * and documented, only when the server is not started with SERVICE_ENV=production.
  */
-export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes];
+export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes, sandboxInternalAccountRoutes];

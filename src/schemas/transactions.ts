@@ -40,6 +40,7 @@ export const CardTransactionSchema = Type.Object(
     }),
     direction: Type.Literal('DEBIT'),
     cardId: Type.String(),
+    accountId: Type.String({ description: 'The internal account the transaction holds and debits (today the cardholder\'s account in the card\'s currency)' }),
     customerId: Type.String({ description: 'The cardholder' }),
     platformCustomerId: Type.String({ description: "The cardholder's platform-specific customer id" }),
     merchant: Type.Object({ descriptor: Type.String(), mcc: Type.Optional(Type.String()), country: Type.Optional(Type.String()) }),

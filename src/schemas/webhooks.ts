@@ -1,7 +1,9 @@
 import { Type, type TSchema } from 'typebox';
 import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/card-transactions.js';
+import { BALANCE_UPDATED_EVENT } from '../domain/internal-accounts.js';
 import { TEST_EVENT_TYPE } from '../domain/webhook-event-log.js';
 import { extension } from './common.js';
+import { InternalAccountSchema } from './internal-accounts.js';
 import { CardTransactionSchema } from './transactions.js';
 
 /** The envelope every delivered event shares: `{id, type, timestamp, data}`. */
@@ -37,4 +39,11 @@ export const CardTransactionWebhookSchema = envelope(
     ),
   },
   'A card operation landed on a card transaction',
+);
+
+export const InternalAccountWebhookSchema = envelope(
+  Type.Literal(BALANCE_UPDATED_EVENT),
+  InternalAccountSchema,
+  {},
+  "An internal account's balance changed (a funding, or a card operation that held, released, debited or credited it); data is the account after the change",
 );

@@ -94,7 +94,7 @@ describeEachEngine('OpenAPI document', (t) => {
       for (const { key, method, path, op } of operations) {
         seen.set(key, new Set());
         const v = valid[key]!;
-        const url = (id = v.id, query = v.query) => `${path.replace('{id}', encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
+        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
         const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) =>
           caller.req(method as InjectOptions['method'], u, body, headers);
         const body = async () => (v.body ? await v.body() : undefined);
@@ -117,7 +117,7 @@ describeEachEngine('OpenAPI document', (t) => {
         );
         check(key, op, 'unknown query parameter', await send(t.caller, url(v.id, v.query ? `${v.query}&zz=1` : 'zz=1'), await body()), op.parameters?.some((p) => p.in === 'query') ? 400 : undefined);
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
-        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
+        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
         const b = await body();
         const swapped = url(v.id && swap(v.id), v.query && swap(v.query));
         check(key, op, 'unknown ids', await send(t.caller, swapped, b === undefined ? undefined : JSON.parse(swap(JSON.stringify(b)))), v.id ? 404 : undefined);
@@ -191,7 +191,7 @@ describeEachEngine('OpenAPI document', (t) => {
   it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
     const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
     expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-transaction', 'test-webhook']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-transaction', 'internal-account-status', 'test-webhook']);
     for (const [name, item] of Object.entries<{ post: { security: unknown; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } }>(doc.webhooks)) {
       const op = item.post;
       expect(op.security, name).toEqual([{ WebhookSignature: [] }]);
@@ -254,6 +254,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const event = await produceEvent(t, caller);
   const revocable = async () => (await created('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] })).id as string;
   const revoked = await revocable();
+  const account = (await created('GET', `/customers/internal-accounts?customerId=${customer}`)).data[0].id as string;
 
   return {
     'POST /tokens': { body: () => ({ name: 'another', permissions: ['VIEW'] }) },
@@ -265,6 +266,8 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'GET /customers/{id}': { id: customer },
     'PATCH /customers/{id}': { id: customer, body: () => ({ customerType: 'BUSINESS', businessInfo: { doingBusinessAs: 'Acme' } }) },
     'DELETE /customers/{id}': { id: toDelete },
+    'GET /customers/internal-accounts': { query: `customerId=${customer}&currency=USD&type=INTERNAL_FIAT` },
+    'POST /sandbox/internal-accounts/{accountId}/fund': { id: account, body: () => ({ amount: 100 }) },
     'POST /beneficial-owners': { body: () => ownerInput(customer) },
     'GET /beneficial-owners': { query: `customerId=${customer}` },
     'GET /beneficial-owners/{id}': { id: owner },

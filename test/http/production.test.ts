@@ -7,6 +7,7 @@ const SANDBOX_PATHS = [
   ['/sandbox/cards/Card:x/simulate/return_reversal', { cardTransactionId: 'CardTransaction:x' }],
   ['/sandbox/cards/Card:x/simulate/authorization', { amount: 100, merchant: { descriptor: 'x' } }],
   ['/sandbox/webhooks/test', undefined],
+  ['/sandbox/internal-accounts/InternalAccount:x/fund', { amount: 100 }],
 ] as const;
 
 /** Every method on every sandbox path answers exactly as the same method on an unknown path. */

@@ -26,6 +26,8 @@ export interface CardTransactionRow {
   platform_id: string;
   card_id: string;
   customer_id: string;
+  /** The internal account the transaction holds and debits; set when its authorization lands. */
+  account_id: string | null;
   status: string;
   /** JSON {descriptor, mcc?, country?} */
   merchant: string;

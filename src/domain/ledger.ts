@@ -1,0 +1,59 @@
+/**
+ * The ledger's arithmetic, pure: which entries a card operation writes, and what they do to the
+ * balances. Every entry's amount is signed, in minor units, and is its effect on the available
+ * balance; holds and hold releases do not move the total. So, for any account:
+ *   available = sum of every entry = funded - debits + credits - open holds
+ *   total     = sum of the entries that are not holds = funded - debits + credits
+ */
+import type { Ledger } from './card-transactions.js';
+
+export const ENTRY_KINDS = ['FUNDING', 'HOLD', 'HOLD_RELEASE', 'CLEARING_DEBIT', 'RETURN_CREDIT', 'RETURN_REVERSAL_DEBIT'] as const;
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+
+export interface Movement {
+  kind: EntryKind;
+  /** Signed effect on the available balance. */
+  amount: number;
+}
+
+const HOLD_KINDS: ReadonlySet<EntryKind> = new Set(['HOLD', 'HOLD_RELEASE']);
+
+/** What a movement does to the total balance: holds and their releases leave it alone. */
+export const totalEffect = (m: Movement): number => (HOLD_KINDS.has(m.kind) ? 0 : m.amount);
+
+/**
+ * The amount a card transaction holds: its authorized amount not yet settled, while it can still
+ * settle. An expiry (EXPIRED) releases it; a clearing turns it into a debit.
+ */
+export function openHold(l: Ledger): number {
+  return l.status === 'AUTHORIZED' || l.status === 'PARTIALLY_SETTLED' ? Math.max(l.authorized - l.settled, 0) : 0;
+}
+
+/**
+ * The entries a landed operation writes, from the transaction before and after it: the change of
+ * its open hold (a hold, or a release), then the money that moved (a clearing debits what it
+ * settled, the part above the hold included; a return credits; a return reversal debits again).
+ */
+export function movementsOf(before: Ledger, after: Ledger): Movement[] {
+  const out: Movement[] = [];
+  const hold = openHold(after) - openHold(before);
+  if (hold > 0) out.push({ kind: 'HOLD', amount: -hold });
+  if (hold < 0) out.push({ kind: 'HOLD_RELEASE', amount: -hold });
+  const settled = after.settled - before.settled;
+  if (settled > 0) out.push({ kind: 'CLEARING_DEBIT', amount: -settled });
+  const refunded = after.refunded - before.refunded;
+  if (refunded > 0) out.push({ kind: 'RETURN_CREDIT', amount: refunded });
+  if (refunded < 0) out.push({ kind: 'RETURN_REVERSAL_DEBIT', amount: refunded });
+  return out;
+}
+
+/** The change of both balances that a set of movements makes. */
+export function balanceDelta(movements: Movement[]): { available: number; total: number } {
+  let available = 0;
+  let total = 0;
+  for (const m of movements) {
+    available += m.amount;
+    total += totalEffect(m);
+  }
+  return { available, total };
+}

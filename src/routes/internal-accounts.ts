@@ -1,0 +1,45 @@
+import { errorResponses, pageSchema } from '../schemas/common.js';
+import { AccountIdParamSchema, FundInternalAccountBody, InternalAccountSchema, ListInternalAccountsQuery } from '../schemas/internal-accounts.js';
+import type { RouteModule } from './types.js';
+
+export const internalAccountRoutes: RouteModule = (app, { internalAccounts }) => {
+  app.get(
+    '/customers/internal-accounts',
+    {
+      config: { permission: 'VIEW' },
+      schema: {
+        tags: ['Internal Accounts'],
+        summary: 'List customer internal accounts',
+        description:
+          'Every customer gets a USD INTERNAL_FIAT account, ACTIVE, when it is created. Filters combine; an unknown customerId matches nothing. ' +
+          'Oldest first, keyset-paginated like every list.',
+        querystring: ListInternalAccountsQuery,
+        response: { 200: pageSchema(InternalAccountSchema, 'A page of internal accounts'), ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { limit, cursor, customerId, currency, type } = request.query;
+      return internalAccounts.list(request.principal.platformId, limit ?? 20, cursor, { customerId, currency, type });
+    },
+  );
+};
+
+export const sandboxInternalAccountRoutes: RouteModule = (app, { internalAccounts }) => {
+  app.post(
+    '/sandbox/internal-accounts/:accountId/fund',
+    {
+      config: { sandboxOnly: true, permission: 'TRANSACT' },
+      schema: {
+        tags: ['Sandbox'],
+        summary: 'Fund an internal account',
+        description:
+          'Credits the account (both balances rise by the amount) and answers it; an INTERNAL_ACCOUNT.BALANCE_UPDATED webhook follows. ' +
+          'Unknown or foreign account: 404. Production: 404, as for an unknown path.',
+        params: AccountIdParamSchema,
+        body: FundInternalAccountBody,
+        response: { 200: InternalAccountSchema, ...errorResponses(400, 404, 415) },
+      },
+    },
+    async (request) => internalAccounts.fund(request.principal.platformId, request.params.accountId, request.body.amount),
+  );
+};

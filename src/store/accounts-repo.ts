@@ -1,0 +1,72 @@
+import type { Database } from './database.js';
+import { keysetPage } from './keyset.js';
+import type { PageQuery } from './page.js';
+import type { Executor } from './store.js';
+import type { InternalAccountRow, LedgerEntryRow } from './tables/internal-accounts.js';
+
+export interface AccountFilter {
+  customerId?: string | undefined;
+  currency?: string | undefined;
+  type?: string | undefined;
+}
+
+/** Inserts the account unless the customer already has one of that type and currency. */
+export async function insertAccountIfAbsent(db: Executor, row: InternalAccountRow): Promise<void> {
+  await db
+    .insertInto('internal_accounts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['customer_id', 'type', 'currency']).doNothing())
+    .execute();
+}
+
+export async function findAccountOf(db: Executor, customerId: string, type: string, currency: string): Promise<InternalAccountRow | undefined> {
+  return db
+    .selectFrom('internal_accounts')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('type', '=', type)
+    .where('currency', '=', currency)
+    .executeTakeFirst();
+}
+
+/** An account of this platform; another platform's account is not found. */
+export async function findAccount(db: Executor, platformId: string, id: string): Promise<InternalAccountRow | undefined> {
+  return db.selectFrom('internal_accounts').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
+}
+
+export async function listAccounts(db: Executor, platformId: string, q: PageQuery, filter: AccountFilter): Promise<{ rows: InternalAccountRow[]; total: number }> {
+  let base = db.selectFrom('internal_accounts').where('platform_id', '=', platformId);
+  if (filter.customerId !== undefined) base = base.where('customer_id', '=', filter.customerId);
+  if (filter.currency !== undefined) base = base.where('currency', '=', filter.currency);
+  if (filter.type !== undefined) base = base.where('type', '=', filter.type);
+  return keysetPage<InternalAccountRow, Database, 'internal_accounts'>(base, q);
+}
+
+/**
+ * Appends entries to one account and moves its balances by their sums, in the caller's
+ * transaction; the update locks the account row until it ends. Returns the account after.
+ */
+export async function appendEntries(
+  db: Executor,
+  accountId: string,
+  entries: LedgerEntryRow[],
+  delta: { available: number; total: number },
+  now: number,
+): Promise<InternalAccountRow> {
+  const account = await db
+    .updateTable('internal_accounts')
+    .set((eb) => ({
+      available_balance: eb('available_balance', '+', delta.available),
+      total_balance: eb('total_balance', '+', delta.total),
+      updated_at: now,
+    }))
+    .where('id', '=', accountId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (entries.length > 0) await db.insertInto('ledger_entries').values(entries).execute();
+  return account;
+}
+
+export async function entriesOf(db: Executor, accountId: string): Promise<LedgerEntryRow[]> {
+  return db.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { applyOperation, type Ledger, type Operation } from '../../src/domain/card-transactions.js';
+import { balanceDelta, movementsOf, openHold } from '../../src/domain/ledger.js';
+
+const pending: Ledger = { status: 'PENDING', authorized: 0, settled: 0, refunded: 0, settlementCount: 0, refundCount: 0, lastReturn: null };
+
+/** Applies the operations in turn; returns each one's movements. */
+function run(...ops: Operation[]) {
+  let state = pending;
+  return ops.map((op) => {
+    const r = applyOperation(state, op);
+    if (!r.ok) throw new Error(r.reason);
+    const moves = movementsOf(state, r.next);
+    state = r.next;
+    return { moves, hold: openHold(state), delta: balanceDelta(moves) };
+  });
+}
+
+describe('ledger movements of card operations', () => {
+  it('an authorization holds; a partial clearing turns that part of the hold into a debit; the rest clears with a tip above the hold', () => {
+    const [auth, part, rest] = run({ kind: 'AUTHORIZATION', amount: 1000 }, { kind: 'CLEARING', amount: 300 }, { kind: 'CLEARING', amount: 900 });
+    expect(auth).toEqual({ moves: [{ kind: 'HOLD', amount: -1000 }], hold: 1000, delta: { available: -1000, total: 0 } });
+    expect(part).toEqual({ moves: [{ kind: 'HOLD_RELEASE', amount: 300 }, { kind: 'CLEARING_DEBIT', amount: -300 }], hold: 700, delta: { available: 0, total: -300 } });
+    expect(rest).toEqual({ moves: [{ kind: 'HOLD_RELEASE', amount: 700 }, { kind: 'CLEARING_DEBIT', amount: -900 }], hold: 0, delta: { available: -200, total: -900 } });
+  });
+
+  it('an expiry and a clearing of 0 release the whole hold and nothing else', () => {
+    for (const expiry of [{ kind: 'AUTHORIZATION_EXPIRY', amount: null }, { kind: 'CLEARING', amount: 0 }] as Operation[]) {
+      const [, released] = run({ kind: 'AUTHORIZATION', amount: 450 }, expiry);
+      expect(released).toEqual({ moves: [{ kind: 'HOLD_RELEASE', amount: 450 }], hold: 0, delta: { available: 450, total: 0 } });
+    }
+  });
+
+  it('a return credits, a return reversal debits the reversed return, neither touches holds', () => {
+    const [, , ret, reversal] = run({ kind: 'AUTHORIZATION', amount: 500 }, { kind: 'CLEARING', amount: 500 }, { kind: 'RETURN', amount: 500 }, { kind: 'RETURN_REVERSAL', amount: null });
+    expect(ret).toEqual({ moves: [{ kind: 'RETURN_CREDIT', amount: 500 }], hold: 0, delta: { available: 500, total: 500 } });
+    expect(reversal).toEqual({ moves: [{ kind: 'RETURN_REVERSAL_DEBIT', amount: -500 }], hold: 0, delta: { available: -500, total: -500 } });
+  });
+
+  it('a partly settled transaction keeps holding the rest until it clears', () => {
+    const [, , ret] = run({ kind: 'AUTHORIZATION', amount: 1000 }, { kind: 'CLEARING', amount: 400 }, { kind: 'RETURN', amount: 100 });
+    expect(ret).toEqual({ moves: [{ kind: 'RETURN_CREDIT', amount: 100 }], hold: 600, delta: { available: 100, total: 100 } });
+  });
+});
