@@ -26,8 +26,13 @@ function expectError(res: LightMyRequestResponse, status: number, code: string):
 }
 
 describeEachEngine('Idempotency-Key', (t) => {
-  const countCustomers = async (caller: Caller, platformCustomerId: string) =>
-    (await caller.req('GET', `/customers?platformCustomerId=${platformCustomerId}`)).json<{ totalCount: number }>().totalCount;
+  // No platformCustomerId (it is unique per platform): the same body twice is two customers unless a key says otherwise.
+  const customerInput = () => {
+    const { platformCustomerId: _, businessInfo, ...rest } = businessCustomer();
+    return { ...rest, businessInfo: { ...businessInfo, legalName: `Acme ${Math.random().toString(36).slice(2, 10)} LLC` } };
+  };
+  const countCustomers = async (caller: Caller, legalName: string) =>
+    (await caller.req('GET', '/customers?limit=100')).json<{ data: { businessInfo?: { legalName?: string } }[] }>().data.filter((c) => c.businessInfo?.legalName === legalName).length;
 
   /** Sends the request twice with one key: the second answer is the first, marked as a replay. */
   async function sendTwice(caller: Caller, method: 'POST' | 'PATCH', url: string, body?: unknown): Promise<LightMyRequestResponse> {
@@ -44,13 +49,13 @@ describeEachEngine('Idempotency-Key', (t) => {
 
   it('replays a created customer and creates it once', async () => {
     const caller = await t.newCaller();
-    const input = businessCustomer();
+    const input = customerInput();
     const first = await sendTwice(caller, 'POST', '/customers', input);
     expect(first.statusCode, first.body).toBe(201);
-    expect(await countCustomers(caller, input.platformCustomerId)).toBe(1);
+    expect(await countCustomers(caller, input.businessInfo.legalName)).toBe(1);
     // Without the header nothing changes: a second request is a second customer.
     expect((await caller.req('POST', '/customers', input)).statusCode).toBe(201);
-    expect(await countCustomers(caller, input.platformCustomerId)).toBe(2);
+    expect(await countCustomers(caller, input.businessInfo.legalName)).toBe(2);
   });
 
   it('replays a created token (its secret included) and creates it once', async () => {
@@ -120,9 +125,9 @@ describeEachEngine('Idempotency-Key', (t) => {
   it('refuses the key with another body, path or method: 400 on Idempotency-Key, and does nothing', async () => {
     const caller = await t.newCaller();
     const k = newKey();
-    const input = businessCustomer();
+    const input = customerInput();
     expect((await caller.req('POST', '/customers', input, key(k))).statusCode).toBe(201);
-    const other = businessCustomer();
+    const other = customerInput();
     const refusals = [
       await caller.req('POST', '/customers', other, key(k)),
       await caller.req('POST', '/customers?x=1', input, key(k)),
@@ -134,7 +139,7 @@ describeEachEngine('Idempotency-Key', (t) => {
       expect(res.json().details.errors).toEqual([{ field: 'Idempotency-Key', message: expect.stringContaining('another request') }]);
       expect(res.json().message).toContain('another request');
     }
-    expect(await countCustomers(caller, other.platformCustomerId)).toBe(0);
+    expect(await countCustomers(caller, other.businessInfo.legalName)).toBe(0);
     expect((await caller.req('GET', '/tokens?name=x')).json().totalCount).toBe(0);
   });
 
@@ -143,20 +148,20 @@ describeEachEngine('Idempotency-Key', (t) => {
     const created = await a.req('POST', '/tokens', { name: 'second token of a', permissions: ['TRANSACT'] });
     const b = { ...a, req: (m: 'POST', url: string, body?: unknown, headers?: Record<string, string>) => t.app.inject({ method: m, url: `/2025-10-13${url}`, headers: { authorization: `Basic ${Buffer.from(`${created.json().clientId}:${created.json().clientSecret}`).toString('base64')}`, ...headers }, payload: body as object }) };
     const k = newKey();
-    const input = businessCustomer();
+    const input = customerInput();
     const first = await a.req('POST', '/customers', input, key(k));
     const second = await b.req('POST', '/customers', input, key(k));
     expect(first.statusCode).toBe(201);
     expect(second.statusCode).toBe(201);
     expect(second.headers[REPLAYED]).toBeUndefined();
     expect(second.json().id).not.toBe(first.json().id);
-    expect(await countCustomers(a, input.platformCustomerId)).toBe(2);
+    expect(await countCustomers(a, input.businessInfo.legalName)).toBe(2);
   });
 
   it('runs concurrent requests with one key once: the others get 409 CONFLICT or the replay', async () => {
     const caller = await t.newCaller();
     const k = newKey();
-    const input = businessCustomer();
+    const input = customerInput();
     // The work takes a while, so the requests overlap whatever the engine's speed.
     const service = t.services.customers;
     const create = service.create;
@@ -177,7 +182,7 @@ describeEachEngine('Idempotency-Key', (t) => {
       else expect({ status: r.statusCode, replayed: r.headers[REPLAYED], body: r.body }).toEqual({ status: 201, replayed: 'true', body: executed[0]!.body });
     }
     expect(answers.some((r) => r.statusCode === 409)).toBe(true);
-    expect(await countCustomers(caller, input.platformCustomerId)).toBe(1);
+    expect(await countCustomers(caller, input.businessInfo.legalName)).toBe(1);
     // Once it has answered, the key replays.
     expect((await caller.req('POST', '/customers', input, key(k))).headers[REPLAYED]).toBe('true');
   });
@@ -185,7 +190,7 @@ describeEachEngine('Idempotency-Key', (t) => {
   it('meets a key another process holds: 409 on PostgreSQL (advisory lock), the replay once it commits on SQLite (the writer lock)', async () => {
     const caller = await t.newCaller();
     const k = newKey();
-    const input = businessCustomer();
+    const input = customerInput();
     const stored = { status: 201, content_type: 'application/json; charset=utf-8', body: '{"stored":true}' };
     const slot = keySlot(caller.tokenId, k);
     const row = {
@@ -207,7 +212,7 @@ describeEachEngine('Idempotency-Key', (t) => {
     } finally {
       await holder.release();
     }
-    expect(await countCustomers(caller, input.platformCustomerId)).toBe(0);
+    expect(await countCustomers(caller, input.businessInfo.legalName)).toBe(0);
     // Once the other process has committed, both engines replay what it stored.
     const later = await caller.req('POST', '/customers', input, key(k));
     expect({ status: later.statusCode, replayed: later.headers[REPLAYED], body: later.body }).toEqual({ status: 201, replayed: 'true', body: stored.body });
@@ -227,7 +232,7 @@ describeEachEngine('Idempotency-Key', (t) => {
   it('rolls back and keeps nothing on a 5xx, so a retry with the key runs', async () => {
     const caller = await t.newCaller();
     const k = newKey();
-    const input = businessCustomer();
+    const input = customerInput();
     const service = t.services.customers;
     const create = service.create;
     // The work is done, then the process fails before answering.
@@ -242,17 +247,17 @@ describeEachEngine('Idempotency-Key', (t) => {
       service.create = create;
     }
     expectError(failed, 500, 'INTERNAL_ERROR');
-    expect(await countCustomers(caller, input.platformCustomerId)).toBe(0);
+    expect(await countCustomers(caller, input.businessInfo.legalName)).toBe(0);
     const retried = await caller.req('POST', '/customers', input, key(k));
     expect(retried.statusCode).toBe(201);
     expect(retried.headers[REPLAYED]).toBeUndefined();
-    expect(await countCustomers(caller, input.platformCustomerId)).toBe(1);
+    expect(await countCustomers(caller, input.businessInfo.legalName)).toBe(1);
   });
 
   it('keeps nothing for answers given before the operation runs (415, 401, 403)', async () => {
     const caller = await t.newCaller();
     const k = newKey();
-    const input = businessCustomer();
+    const input = customerInput();
     expectError(await caller.req('POST', '/customers', 'x', { ...key(k), 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     expectError(await caller.req('POST', '/customers', input, { ...key(k), authorization: 'Basic eDp5' }), 401, 'UNAUTHORIZED');
     const viewer = (await caller.req('POST', '/tokens', { name: 'viewer', permissions: ['VIEW'] })).json();
@@ -266,7 +271,7 @@ describeEachEngine('Idempotency-Key', (t) => {
   it('does not replay an expired record: the request runs again', async () => {
     const caller = await t.newCaller();
     const k = newKey();
-    const input = businessCustomer();
+    const input = customerInput();
     expect((await caller.req('POST', '/customers', input, key(k))).statusCode).toBe(201);
     const row = () => t.services.store.db.selectFrom('idempotency_keys').selectAll().where('token_id', '=', caller.tokenId).where('key_sha256', '=', keySlot(caller.tokenId, k).keySha256).executeTakeFirstOrThrow();
     const kept = await row();
@@ -275,7 +280,7 @@ describeEachEngine('Idempotency-Key', (t) => {
     const again = await caller.req('POST', '/customers', input, key(k));
     expect(again.statusCode).toBe(201);
     expect(again.headers[REPLAYED]).toBeUndefined();
-    expect(await countCustomers(caller, input.platformCustomerId)).toBe(2);
+    expect(await countCustomers(caller, input.businessInfo.legalName)).toBe(2);
     expect((await row()).expires_at).toBeGreaterThan(Date.now());
   });
 
@@ -295,13 +300,13 @@ describeEachEngine('Idempotency-Key', (t) => {
 
   it('refuses a key that is empty, longer than 255 or not printable ASCII: 400 on Idempotency-Key, nothing done', async () => {
     const caller = await t.newCaller();
-    const input = businessCustomer();
+    const input = customerInput();
     for (const bad of ['', 'k'.repeat(256), 'tab\there', 'caf\u00e9']) {
       const res = await caller.req('POST', '/customers', input, key(bad));
       expectError(res, 400, 'INVALID_INPUT');
       expect(res.json().details.errors).toEqual([{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
     }
-    expect(await countCustomers(caller, input.platformCustomerId)).toBe(0);
+    expect(await countCustomers(caller, input.businessInfo.legalName)).toBe(0);
     const longest = await caller.req('POST', '/customers', input, key(`${'k'.repeat(250)} ~!@#`));
     expect(longest.statusCode, longest.body).toBe(201);
   });
