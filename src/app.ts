@@ -6,6 +6,7 @@ import type { Permission } from './domain/tokens.js';
 import { basicAuth, requirePermissionDeclared, requireSandboxDeclared } from './http/auth.js';
 import { errorSchema } from './schemas/common.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { registerJsonParser } from './http/json-body.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { routeModules, sandboxRouteModules } from './routes/index.js';
@@ -56,6 +57,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted; anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   registerErrorHandling(app);
 
   const authenticate = basicAuth(services.tokens, services.config);

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import {
   DomainError,
+  type FieldError,
   InvalidStateError,
   NotFoundError,
   NotImplementedError,
@@ -20,7 +21,7 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof DomainError) return fromDomain(err);
   const e = err as FastifyError & { validation?: unknown[]; validationContext?: string };
   if (Array.isArray(e.validation)) {
-    const errors = fieldErrorsFromAjv(e.validation as never, e.validationContext ?? 'body');
+    const errors = [...fieldErrorsFromAjv(e.validation as never, e.validationContext ?? 'body'), ...laterPartErrors(request, e.validationContext)];
     const summary = errors.length === 1 ? `Invalid ${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} fields are invalid`;
     return new ApiError('INVALID_INPUT', summary, { errors });
   }
@@ -40,13 +41,39 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new ApiError('INVALID_REQUEST_FORMAT', 'A path parameter is too long');
   }
+  if (clientAborted(err, request)) return new ApiError('INVALID_REQUEST_FORMAT', 'The client closed the connection before the request arrived whole');
   if (err instanceof SyntaxError && e.statusCode === 400) {
     return new ApiError('INVALID_REQUEST_FORMAT', 'The request body is not valid JSON');
   }
-  if (e.statusCode === 400 && typeof e.code === 'string' && e.code.startsWith('FST_ERR')) {
-    return new ApiError('INVALID_REQUEST_FORMAT', 'The request could not be read');
-  }
+  // Whatever else the framework or the body stream marks as the client's fault.
+  if (e.statusCode === 400) return new ApiError('INVALID_REQUEST_FORMAT', 'The request could not be read');
   return new ApiError('INTERNAL_ERROR', `An internal error occurred; quote reference ${request.id} when reporting it`);
+}
+
+/** The client went away while its request was being read (the body stream was aborted or reset). */
+export function clientAborted(err: unknown, request: FastifyRequest): boolean {
+  // Fastify marks every error of the body stream 400; a database's ECONNRESET has no such mark.
+  const e = err as { code?: unknown; statusCode?: unknown } | null;
+  if (e?.statusCode !== 400) return false;
+  return request.raw.aborted || e.code === 'ECONNRESET' || e.code === 'ECONNABORTED' || e.code === 'ERR_STREAM_PREMATURE_CLOSE';
+}
+
+type RequestPart = 'params' | 'body' | 'querystring';
+
+/** Fastify validates params, then body, then querystring, and stops at the first that fails. */
+const PARTS_AFTER: Record<string, RequestPart[]> = { params: ['body', 'querystring'], body: ['querystring'] };
+
+/** The field errors of the parts Fastify did not validate after one failed: one 400 lists them all. */
+function laterPartErrors(request: FastifyRequest, failed: string | undefined): FieldError[] {
+  const out: FieldError[] = [];
+  for (const part of PARTS_AFTER[failed ?? ''] ?? []) {
+    const validate = request.getValidationFunction(part);
+    if (typeof validate !== 'function') continue;
+    const data = part === 'body' ? request.body : part === 'params' ? request.params : request.query;
+    const result = validate(data) as unknown as { error?: { validation?: unknown[] } };
+    if (Array.isArray(result?.error?.validation)) out.push(...fieldErrorsFromAjv(result.error.validation as never, part));
+  }
+  return out;
 }
 
 function fromDomain(err: DomainError): ApiError {
@@ -101,6 +128,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const apiError = toApiError(err, request);
     if (apiError.status === 500) request.log.error({ err, reqId: request.id }, 'request failed');
+    // Not the service's failure: nobody is left to read the answer.
+    else if (clientAborted(err, request)) request.log.info({ reqId: request.id, reason: (err as Error).message }, 'client aborted the request');
     return sendError(reply, apiError);
   });
 
