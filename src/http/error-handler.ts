@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
@@ -45,8 +46,10 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof SyntaxError && e.statusCode === 400) {
     return new ApiError('INVALID_REQUEST_FORMAT', 'The request body is not valid JSON');
   }
-  // Whatever else the framework or the body stream marks as the client's fault.
-  if (e.statusCode === 400) return new ApiError('INVALID_REQUEST_FORMAT', 'The request could not be read');
+  // A plugin's refusal of a path (the docs' static files: traversal, a NUL) is a path that does not exist.
+  if (e.statusCode === 403 || e.statusCode === 404) return routeNotFound(request.method, request.url);
+  // Whatever else the framework, a plugin or the body stream marks as the client's fault.
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new ApiError('INVALID_REQUEST_FORMAT', 'The request could not be read');
   return new ApiError('INTERNAL_ERROR', `An internal error occurred; quote reference ${request.id} when reporting it`);
 }
 
@@ -108,12 +111,30 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const why =
     err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers exceed 16 KiB' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'The request was not received in time' : 'The request is not valid HTTP';
-  const body = JSON.stringify(new ApiError('INVALID_REQUEST_FORMAT', why).toBody());
+  writeErrorAndClose(socket, new ApiError('INVALID_REQUEST_FORMAT', why));
+}
+
+/** The Error object written straight to a socket no request object owns, which is then closed. */
+export function writeErrorAndClose(socket: Duplex, apiError: ApiError): void {
+  const body = JSON.stringify(apiError.toBody());
   if (socket.writable) {
-    const head = `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close`;
+    const head = `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close`;
     socket.write(`${head}\r\n\r\n${body}`);
   }
   socket.destroy();
+}
+
+/**
+ * What Node's HTTP server answers by itself, before any request reaches Fastify, answered with the
+ * Error object instead: a CONNECT (this is no proxy; Node would close the socket unanswered) and an
+ * Expect other than 100-continue (Node would send an empty 417; RFC 9110 lets a server ignore it, so
+ * the request is served as if it had none).
+ */
+export function answerRuntimeRefusals(server: Server): void {
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    writeErrorAndClose(socket, new ApiError('INVALID_REQUEST_FORMAT', 'CONNECT is not served: this is not a proxy'));
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
