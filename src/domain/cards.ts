@@ -4,7 +4,7 @@ import { findCustomer } from '../store/customers-repo.js';
 import type { Store } from '../store/store.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../store/tables/cards.js';
 import type { CardTransactionStatus, Ledger, LedgerStatus, OperationKind } from './card-transactions.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { lookupableId, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import type { Cursors, Page } from './pagination.js';
 import type { Environment } from './tokens.js';
@@ -206,6 +206,18 @@ export class CardService {
     };
     await repo.insertCard(this.store.db, row);
     return renderCard(row);
+  }
+
+  /** The reference checks alone, for a request whose other fields failed: reported with them in one 400. */
+  async referenceErrors(platformId: string, refs: { cardholderId?: unknown; cardId?: unknown }): Promise<FieldError[]> {
+    const errors: FieldError[] = [];
+    if (lookupableId(refs.cardholderId) && !(await findCustomer(this.store.db, platformId, refs.cardholderId))) {
+      errors.push({ field: 'cardholderId', message: 'is not a customer of this platform' });
+    }
+    if (lookupableId(refs.cardId) && !(await repo.findCard(this.store.db, platformId, refs.cardId))) {
+      errors.push({ field: 'cardId', message: 'is not a card of this platform' });
+    }
+    return errors;
   }
 
   async get(platformId: string, id: string): Promise<Card> {

@@ -16,6 +16,13 @@ import {
 import { ApiError, routeNotFound } from './api-error.js';
 import { fieldErrorsFromAjv } from './validation.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's reference checks (ids that must name a resource of the platform), run on a request that failed validation too. */
+    references?: (request: FastifyRequest) => Promise<FieldError[]>;
+  }
+}
+
 /** Maps every failure (ours, Fastify's, the validator's, a domain error) to the one Error object. */
 export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
@@ -77,6 +84,27 @@ function laterPartErrors(request: FastifyRequest, failed: string | undefined): F
     if (Array.isArray(result?.error?.validation)) out.push(...fieldErrorsFromAjv(result.error.validation as never, part));
   }
   return out;
+}
+
+/**
+ * A request that failed validation still gets its route's reference checks (an unknown customerId,
+ * cardholderId or cardId) on the ids that are well formed, so one 400 lists every invalid field.
+ * A check that fails for another reason leaves the answer as it was.
+ */
+async function withReferenceErrors(apiError: ApiError, request: FastifyRequest): Promise<ApiError> {
+  const references = request.routeOptions.config?.references;
+  const errors = (apiError.details?.errors ?? []) as FieldError[];
+  if (!references || request.principal === undefined || apiError.code !== 'INVALID_INPUT') return apiError;
+  let found: FieldError[];
+  try {
+    found = await references(request);
+  } catch {
+    return apiError;
+  }
+  const reported = new Set(errors.map((e) => e.field));
+  const all = [...errors, ...found.filter((e) => !reported.has(e.field))];
+  if (all.length === errors.length) return apiError;
+  return new ApiError('INVALID_INPUT', `${all.length} fields are invalid`, { errors: all });
 }
 
 function fromDomain(err: DomainError): ApiError {
@@ -146,8 +174,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
   });
 
-  app.setErrorHandler((err, request, reply) => {
-    const apiError = toApiError(err, request);
+  app.setErrorHandler(async (err, request, reply) => {
+    let apiError = toApiError(err, request);
+    if (Array.isArray((err as { validation?: unknown }).validation)) apiError = await withReferenceErrors(apiError, request);
     if (apiError.status === 500) request.log.error({ err, reqId: request.id }, 'request failed');
     // Not the service's failure: nobody is left to read the answer.
     else if (clientAborted(err, request)) request.log.info({ reqId: request.id, reason: (err as Error).message }, 'client aborted the request');

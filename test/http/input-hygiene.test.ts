@@ -105,6 +105,35 @@ describeEachEngine('input hygiene', (t) => {
     expect(list.statusCode).toBe(400);
     expect(fields(list.json())).toEqual(['cursor', 'customerId', 'limit']);
   });
+
+  it('lists the reference checks (unknown customer, cardholder, card) with the fields that failed validation', async () => {
+    const business = await createBusiness(t.caller, 4);
+    const owner = { ...ownerInput('Customer:00000000-0000-7000-8000-000000000000'), ownershipPercentage: 101 };
+    const ownerRes = await t.caller.req('POST', '/beneficial-owners', owner);
+    expect(ownerRes.statusCode).toBe(400);
+    expect(ownerRes.json().details.errors).toEqual([
+      expect.objectContaining({ field: 'ownershipPercentage' }),
+      { field: 'customerId', message: 'is not a business customer of this platform' },
+    ]);
+    // A customer that exists is not reported; only the field that is wrong.
+    const fine = await t.caller.req('POST', '/beneficial-owners', { ...ownerInput(business), ownershipPercentage: 101 });
+    expect(fields(fine.json())).toEqual(['ownershipPercentage']);
+
+    const card = await t.caller.req('POST', '/cards', { cardholderId: 'Customer:nope', form: 'PHYSICAL' });
+    expect(card.statusCode).toBe(400);
+    expect(fields(card.json())).toEqual(['cardholderId', 'form']);
+    const transactions = await t.caller.req('GET', '/transactions?cardId=Card:nope&limit=0');
+    expect(fields(transactions.json())).toEqual(['cardId', 'limit']);
+    const owners = await t.caller.req('GET', '/beneficial-owners?customerId=Customer:nope&limit=0');
+    expect(fields(owners.json())).toEqual(['customerId', 'limit']);
+    // Another platform's customer is as unknown.
+    const other = await t.newCaller();
+    const foreign = await other.req('GET', `/beneficial-owners?customerId=${encodeURIComponent(business)}&limit=101`);
+    expect(fields(foreign.json())).toEqual(['customerId', 'limit']);
+    // An id that is itself malformed is reported once, by validation, and never looked up.
+    const long = await t.caller.req('POST', '/cards', { cardholderId: 'x'.repeat(129), form: 'PHYSICAL' });
+    expect(long.json().details.errors).toEqual([expect.objectContaining({ field: 'cardholderId', constraint: { maxLength: 128 } }), expect.objectContaining({ field: 'form' })]);
+  });
 });
 
 describe('a client that aborts mid-body', () => {
