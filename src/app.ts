@@ -3,10 +3,12 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './domain/services.js';
 import type { Permission } from './domain/tokens.js';
+import { ApiError } from './http/api-error.js';
 import { basicAuth, requirePermissionDeclared, requireSandboxDeclared } from './http/auth.js';
 import { errorSchema } from './schemas/common.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { answerRuntimeRefusals, clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerJsonParser } from './http/json-body.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { routeModules, sandboxRouteModules } from './routes/index.js';
@@ -35,14 +37,22 @@ export interface AppOptions {
 
 const DOCS_PREFIX = `${BASE_PATH}/docs`;
 
+/** A request id a client may choose: 1 to 200 visible ASCII characters. */
+const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+
+function clientRequestId(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : undefined;
+}
+
 /** Builds the HTTP application over the given services; does not listen. */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
   const config = services.config;
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 1024 * 1024,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The client's X-Request-Id when it is a plain token, else a fresh one: it is echoed in a header and logged.
+    requestIdHeader: false,
+    genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? randomUUID(),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     frameworkErrors,
     clientErrorHandler,
@@ -50,19 +60,25 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     // slowly its bytes trickle in; Node checks these deadlines every second rather than every 30 s.
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
-    http: { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
+    // Without Host, Node would answer an empty 400 itself; the onRequest hook answers the Error object instead.
+    http: { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1_000, requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.maxConnections = config.maxConnections;
+  answerRuntimeRefusals(app.server);
 
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted; anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   registerErrorHandling(app);
   registerIdempotency(app, services.idempotencyKeys);
 
   const authenticate = basicAuth(services.tokens, services.config);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      throw new ApiError('INVALID_REQUEST_FORMAT', 'An HTTP/1.1 request needs a Host header');
+    }
     if (request.routeOptions.config.public || request.url.startsWith(DOCS_PREFIX)) return;
     await authenticate(request, reply);
   });

@@ -43,6 +43,9 @@ const ConfigSchema = Type.Object({
   AUTH_FAILURES_PER_CLIENT: Type.Integer({ default: 10, minimum: 1 }),
   AUTH_FAILURES_PER_ADDRESS: Type.Integer({ default: 100, minimum: 1 }),
   AUTH_FAILURE_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  // Requests one token may send per window (per process); 0, the default, turns the limit off.
+  RATE_LIMIT_PER_TOKEN: Type.Integer({ default: 0, minimum: 0 }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1_000 }),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -71,6 +74,9 @@ export interface Config {
   authFailuresPerClient: number;
   authFailuresPerAddress: number;
   authFailureWindowMs: number;
+  /** Requests per token per window; 0 when there is no limit. */
+  rateLimitPerToken: number;
+  rateLimitWindowMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -132,5 +138,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authFailuresPerClient: c.AUTH_FAILURES_PER_CLIENT,
     authFailuresPerAddress: c.AUTH_FAILURES_PER_ADDRESS,
     authFailureWindowMs: c.AUTH_FAILURE_WINDOW_MS,
+    rateLimitPerToken: c.RATE_LIMIT_PER_TOKEN,
+    rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS,
   };
 }

@@ -2,7 +2,7 @@ import { countNewOwner, findCustomer } from '../store/customers-repo.js';
 import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../store/owners-repo.js';
 import type { Position } from '../store/page.js';
 import type { Store } from '../store/store.js';
-import { DeletedError, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { DeletedError, lookupableId, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import type { Cursors } from './pagination.js';
 
@@ -160,6 +160,13 @@ export class BeneficialOwnerService {
       await insertOwner(trx, { customer_id: input.customerId, created_at: now, id, platform_id: platformId, updated_at: now, body });
     });
     return body;
+  }
+
+  /** The reference check alone, for a request whose other fields failed: reported with them in one 400. */
+  async referenceErrors(platformId: string, customerId: unknown): Promise<FieldError[]> {
+    if (!lookupableId(customerId)) return [];
+    const customer = await findCustomer(this.store.db, platformId, customerId);
+    return customer?.customer_type === 'BUSINESS' ? [] : [notABusinessCustomer()];
   }
 
   async get(platformId: string, id: string): Promise<OwnerJson> {

@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../store/tables/cards.js';
 import type { SortOrder } from '../store/page.js';
 import { CARD_TRANSACTION_STATUSES, type CardTransactionStatus, type Ledger, type LedgerStatus, type OperationKind } from './card-transactions.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { lookupableId, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import { instant, listScope, type Cursors, type Page } from './pagination.js';
 import type { Environment } from './tokens.js';
@@ -236,6 +236,18 @@ export class CardService {
     };
     await repo.insertCard(this.store.db, row);
     return renderCard(row);
+  }
+
+  /** The reference checks alone, for a request whose other fields failed: reported with them in one 400. */
+  async referenceErrors(platformId: string, refs: { cardholderId?: unknown; cardId?: unknown }): Promise<FieldError[]> {
+    const errors: FieldError[] = [];
+    if (lookupableId(refs.cardholderId) && !(await findCustomer(this.store.db, platformId, refs.cardholderId))) {
+      errors.push({ field: 'cardholderId', message: 'is not a customer of this platform' });
+    }
+    if (lookupableId(refs.cardId) && !(await repo.findCard(this.store.db, platformId, refs.cardId))) {
+      errors.push({ field: 'cardId', message: 'is not a card of this platform' });
+    }
+    return errors;
   }
 
   async get(platformId: string, id: string): Promise<Card> {

@@ -16,6 +16,11 @@ export interface FieldError {
 
 export class DomainError extends Error {}
 
+/** An id worth looking up: what the schema takes for an id (1 to 128 characters, no control character). */
+export function lookupableId(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= 1 && value.length <= 128 && !/[\u0000-\u001f\u007f]/.test(value);
+}
+
 /** The named resource does not exist for this platform (a foreign one looks the same). */
 export class NotFoundError extends DomainError {
   constructor(readonly resource: string, readonly id: string) {

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { PERMISSIONS, permissionRank, tokenIdFromUsername, type Permission, type Principal, type TokenService } from '../domain/tokens.js';
 import { AuthFailureThrottle } from './auth-throttle.js';
 import { ApiError, routeNotFound } from './api-error.js';
+import { rateLimitHeaders, TokenRateLimit } from './token-rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,7 +26,8 @@ export function basicAuth(tokens: TokenService, config: Config) {
     (key) => (key.startsWith('ip:') ? config.authFailuresPerAddress : config.authFailuresPerClient),
     config.authFailureWindowMs,
   );
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const rateLimit = config.rateLimitPerToken > 0 ? new TokenRateLimit(config.rateLimitPerToken, config.rateLimitWindowMs) : undefined;
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization ?? '';
     const space = header.indexOf(' ');
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
@@ -48,6 +50,18 @@ export function basicAuth(tokens: TokenService, config: Config) {
       throw new ApiError('UNAUTHORIZED', `Missing or invalid API credentials; ${HOW}`, undefined, CHALLENGE);
     }
     request.principal = principal;
+    if (rateLimit) {
+      const state = rateLimit.take(principal.tokenId);
+      const headers = rateLimitHeaders(state);
+      // On every answer to the token, errors included (the error handler keeps headers already set).
+      reply.headers(headers);
+      if (state.limited) {
+        throw new ApiError('RATE_LIMITED', `Too many requests for this token; retry after ${state.resetSeconds} s`, undefined, {
+          ...headers,
+          'retry-after': String(state.resetSeconds),
+        });
+      }
+    }
     // (A production server does not register them at all; this is for a production token on a sandbox server.)
     if (request.routeOptions.config.sandboxOnly && (principal.environment === 'production' || config.serviceEnv === 'production')) {
       throw routeNotFound(request.method, request.url);

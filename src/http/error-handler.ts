@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
@@ -6,6 +7,7 @@ import {
   ConflictError,
   DeletedError,
   DomainError,
+  type FieldError,
   InvalidStateError,
   NotFoundError,
   NotImplementedError,
@@ -17,13 +19,20 @@ import { ApiError, routeNotFound } from './api-error.js';
 import type { ErrorCode } from './error-catalogue.js';
 import { fieldErrorsFromAjv } from './validation.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's reference checks (ids that must name a resource of the platform), run on a request that failed validation too. */
+    references?: (request: FastifyRequest) => Promise<FieldError[]>;
+  }
+}
+
 /** Maps every failure (ours, Fastify's, the validator's, a domain error) to the one Error object. */
 export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof DomainError) return fromDomain(err);
   const e = err as FastifyError & { validation?: unknown[]; validationContext?: string };
   if (Array.isArray(e.validation)) {
-    const errors = fieldErrorsFromAjv(e.validation as never, e.validationContext ?? 'body');
+    const errors = [...fieldErrorsFromAjv(e.validation as never, e.validationContext ?? 'body'), ...laterPartErrors(request, e.validationContext)];
     const summary = errors.length === 1 ? `Invalid ${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} fields are invalid`;
     return new ApiError('INVALID_INPUT', summary, { errors });
   }
@@ -43,17 +52,66 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new ApiError('INVALID_REQUEST_FORMAT', 'A path parameter is too long');
   }
+  if (clientAborted(err, request)) return new ApiError('INVALID_REQUEST_FORMAT', 'The client closed the connection before the request arrived whole');
   if (err instanceof SyntaxError && e.statusCode === 400) {
     return new ApiError('INVALID_REQUEST_FORMAT', 'The request body is not valid JSON');
   }
-  if (e.statusCode === 400 && typeof e.code === 'string' && e.code.startsWith('FST_ERR')) {
-    return new ApiError('INVALID_REQUEST_FORMAT', 'The request could not be read');
-  }
+  // A plugin's refusal of a path (the docs' static files: traversal, a NUL) is a path that does not exist.
+  if (e.statusCode === 403 || e.statusCode === 404) return routeNotFound(request.method, request.url);
+  // Whatever else the framework, a plugin or the body stream marks as the client's fault.
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new ApiError('INVALID_REQUEST_FORMAT', 'The request could not be read');
   return new ApiError('INTERNAL_ERROR', `An internal error occurred; quote reference ${request.id} when reporting it`);
 }
 
 /** The interface's 404 codes that name the missing thing; other resources answer NOT_FOUND. */
 const NOT_FOUND_CODES: Record<string, ErrorCode> = { Customer: 'USER_NOT_FOUND', Transaction: 'TRANSACTION_NOT_FOUND', Token: 'TOKEN_NOT_FOUND' };
+
+/** The client went away while its request was being read (the body stream was aborted or reset). */
+export function clientAborted(err: unknown, request: FastifyRequest): boolean {
+  // Fastify marks every error of the body stream 400; a database's ECONNRESET has no such mark.
+  const e = err as { code?: unknown; statusCode?: unknown } | null;
+  if (e?.statusCode !== 400) return false;
+  return request.raw.aborted || e.code === 'ECONNRESET' || e.code === 'ECONNABORTED' || e.code === 'ERR_STREAM_PREMATURE_CLOSE';
+}
+
+type RequestPart = 'params' | 'body' | 'querystring';
+
+/** Fastify validates params, then body, then querystring, and stops at the first that fails. */
+const PARTS_AFTER: Record<string, RequestPart[]> = { params: ['body', 'querystring'], body: ['querystring'] };
+
+/** The field errors of the parts Fastify did not validate after one failed: one 400 lists them all. */
+function laterPartErrors(request: FastifyRequest, failed: string | undefined): FieldError[] {
+  const out: FieldError[] = [];
+  for (const part of PARTS_AFTER[failed ?? ''] ?? []) {
+    const validate = request.getValidationFunction(part);
+    if (typeof validate !== 'function') continue;
+    const data = part === 'body' ? request.body : part === 'params' ? request.params : request.query;
+    const result = validate(data) as unknown as { error?: { validation?: unknown[] } };
+    if (Array.isArray(result?.error?.validation)) out.push(...fieldErrorsFromAjv(result.error.validation as never, part));
+  }
+  return out;
+}
+
+/**
+ * A request that failed validation still gets its route's reference checks (an unknown customerId,
+ * cardholderId or cardId) on the ids that are well formed, so one 400 lists every invalid field.
+ * A check that fails for another reason leaves the answer as it was.
+ */
+async function withReferenceErrors(apiError: ApiError, request: FastifyRequest): Promise<ApiError> {
+  const references = request.routeOptions.config?.references;
+  const errors = (apiError.details?.errors ?? []) as FieldError[];
+  if (!references || request.principal === undefined || apiError.code !== 'INVALID_INPUT') return apiError;
+  let found: FieldError[];
+  try {
+    found = await references(request);
+  } catch {
+    return apiError;
+  }
+  const reported = new Set(errors.map((e) => e.field));
+  const all = [...errors, ...found.filter((e) => !reported.has(e.field))];
+  if (all.length === errors.length) return apiError;
+  return new ApiError('INVALID_INPUT', `${all.length} fields are invalid`, { errors: all });
+}
 
 function fromDomain(err: DomainError): ApiError {
   if (err instanceof NotFoundError) return new ApiError(NOT_FOUND_CODES[err.resource] ?? 'NOT_FOUND', err.message);
@@ -89,12 +147,30 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const why =
     err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers exceed 16 KiB' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'The request was not received in time' : 'The request is not valid HTTP';
-  const body = JSON.stringify(new ApiError('INVALID_REQUEST_FORMAT', why).toBody());
+  writeErrorAndClose(socket, new ApiError('INVALID_REQUEST_FORMAT', why));
+}
+
+/** The Error object written straight to a socket no request object owns, which is then closed. */
+export function writeErrorAndClose(socket: Duplex, apiError: ApiError): void {
+  const body = JSON.stringify(apiError.toBody());
   if (socket.writable) {
-    const head = `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close`;
+    const head = `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close`;
     socket.write(`${head}\r\n\r\n${body}`);
   }
   socket.destroy();
+}
+
+/**
+ * What Node's HTTP server answers by itself, before any request reaches Fastify, answered with the
+ * Error object instead: a CONNECT (this is no proxy; Node would close the socket unanswered) and an
+ * Expect other than 100-continue (Node would send an empty 417; RFC 9110 lets a server ignore it, so
+ * the request is served as if it had none).
+ */
+export function answerRuntimeRefusals(server: Server): void {
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    writeErrorAndClose(socket, new ApiError('INVALID_REQUEST_FORMAT', 'CONNECT is not served: this is not a proxy'));
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -106,9 +182,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
   });
 
-  app.setErrorHandler((err, request, reply) => {
-    const apiError = toApiError(err, request);
+  app.setErrorHandler(async (err, request, reply) => {
+    let apiError = toApiError(err, request);
+    if (Array.isArray((err as { validation?: unknown }).validation)) apiError = await withReferenceErrors(apiError, request);
     if (apiError.status === 500) request.log.error({ err, reqId: request.id }, 'request failed');
+    // Not the service's failure: nobody is left to read the answer.
+    else if (clientAborted(err, request)) request.log.info({ reqId: request.id, reason: (err as Error).message }, 'client aborted the request');
     return sendError(reply, apiError);
   });
 

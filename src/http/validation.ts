@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldConstraint, FieldError } from '../domain/errors.js';
 import { isCountryCode } from '../domain/countries.js';
+import { NOT_BLANK } from '../schemas/fields.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -21,6 +22,14 @@ function buildAjv(opts: Options): Ajv {
     schemaType: 'boolean',
     error: { message: 'must be a date in the past' },
     validate: (past: boolean, value: string) => !past || !/^\d{4}-\d{2}-\d{2}$/.test(value) || value < new Date().toISOString().slice(0, 10),
+  });
+  // A calendar date on or after the given one (YYYY-MM-DD strings compare as dates).
+  ajv.addKeyword({
+    keyword: 'x-not-before',
+    type: 'string',
+    schemaType: 'string',
+    error: { message: 'is too early' },
+    validate: (earliest: string, value: string) => !/^\d{4}-\d{2}-\d{2}$/.test(value) || value >= earliest,
   });
   return ajv;
 }
@@ -106,6 +115,8 @@ export function fieldErrorsFromAjv(errors: ErrorObject[], part: string): FieldEr
       default: {
         // Errors inside a union branch are summarised by the anyOf entry at the same path.
         if (anyOfPaths.has(e.instancePath) && e.schemaPath.includes('/anyOf/')) break;
+        // An empty string is reported by minLength alone; blankness is about whitespace.
+        if (e.keyword === 'pattern' && params.pattern === NOT_BLANK && e.data === '') break;
         const c = at(fieldPath(e.instancePath));
         c.messages.push(describe(e, params, c.constraint, parent));
       }
@@ -130,6 +141,7 @@ function describe(e: ErrorObject, params: Record<string, unknown>, constraint: F
     }
     case 'pattern':
       constraint.pattern = String(params.pattern);
+      if (params.pattern === NOT_BLANK) return 'must not be blank';
       if (typeof parent.format === 'string') constraint.format = FORMAT_SLUGS[parent.format] ?? parent.format;
       return `must match ${String(params.pattern)}`;
     case 'minLength':
@@ -156,6 +168,9 @@ function describe(e: ErrorObject, params: Record<string, unknown>, constraint: F
     case 'x-past':
       constraint.format = 'date';
       return 'must be a date in the past';
+    case 'x-not-before':
+      constraint.format = 'date';
+      return `must be ${String(parent['x-not-before'])} or later`;
     default:
       return e.message ?? 'is invalid';
   }

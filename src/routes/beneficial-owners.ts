@@ -1,7 +1,7 @@
 import type { BeneficialOwnerPatch, NewBeneficialOwner, OwnerPage } from '../domain/beneficial-owners.js';
 import { BeneficialOwnerSchema, CreateOwnerBody, ListOwnersQuery, PatchOwnerBody } from '../schemas/beneficial-owners.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
-import type { RouteModule } from './types.js';
+import { memberOf, type RouteModule } from './types.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -22,7 +22,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
   app.post(
     '/beneficial-owners',
     {
-      config: { permission: 'TRANSACT' },
+      config: { permission: 'TRANSACT', references: (request) => beneficialOwners.referenceErrors(request.principal.platformId, memberOf(request.body, 'customerId')) },
       schema: {
         tags,
         summary: 'Create a beneficial owner',
@@ -42,7 +42,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
   app.get(
     '/beneficial-owners',
     {
-      config: { permission: 'VIEW' },
+      config: { permission: 'VIEW', references: (request) => beneficialOwners.referenceErrors(request.principal.platformId, memberOf(request.query, 'customerId')) },
       schema: {
         tags,
         summary: 'List beneficial owners',

@@ -1,6 +1,6 @@
 import { CardSchema, CreateCardBody, ListCardsQuery } from '../schemas/cards.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
-import type { RouteModule } from './types.js';
+import { memberOf, type RouteModule } from './types.js';
 
 const tags = ['Cards'];
 
@@ -8,7 +8,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
   app.post(
     '/cards',
     {
-      config: { permission: 'TRANSACT' },
+      config: { permission: 'TRANSACT', references: (request) => cards.referenceErrors(request.principal.platformId, { cardholderId: memberOf(request.body, 'cardholderId') }) },
       schema: {
         tags,
         summary: 'Issue a card',

@@ -1,6 +1,6 @@
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { CardTransactionSchema, ListTransactionsQuery } from '../schemas/transactions.js';
-import type { RouteModule } from './types.js';
+import { memberOf, type RouteModule } from './types.js';
 
 const tags = ['Transactions'];
 
@@ -8,7 +8,7 @@ export const transactionRoutes: RouteModule = (app, { cards }) => {
   app.get(
     '/transactions',
     {
-      config: { permission: 'VIEW' },
+      config: { permission: 'VIEW', references: (request) => cards.referenceErrors(request.principal.platformId, { cardId: memberOf(request.query, 'cardId') }) },
       schema: {
         tags,
         summary: 'List transactions',

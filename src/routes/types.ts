@@ -4,5 +4,10 @@ import type { Services } from '../domain/services.js';
 
 export type ApiInstance = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
+/** A member of a request part that failed validation, so may be anything (null, an array, a string). */
+export function memberOf(part: unknown, name: string): unknown {
+  return part !== null && typeof part === 'object' && !Array.isArray(part) ? (part as Record<string, unknown>)[name] : undefined;
+}
+
 /** A resource's routes: registered on the authenticated, versioned API instance. */
 export type RouteModule = (app: ApiInstance, services: Services) => void;

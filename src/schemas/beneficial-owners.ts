@@ -1,21 +1,21 @@
 import { Type } from 'typebox';
 import { ID_TYPES, KYC_STATUSES, OWNER_ROLES } from '../domain/beneficial-owners.js';
 import { PageQuerySchema } from './common.js';
-import { AddressSchema, CountryCodeSchema, EmailSchema, PastDateSchema, PhoneNumberSchema } from './fields.js';
+import { AddressSchema, CountryCodeSchema, EmailSchema, PastDateSchema, PhoneNumberSchema, text } from './fields.js';
 
-const name = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
+const name = (description: string) => text(100, description);
 
 const personalInfoFields = {
   firstName: name('First name'),
   middleName: Type.Optional(name('Middle name')),
   lastName: name('Last name'),
-  birthDate: PastDateSchema('Date of birth, YYYY-MM-DD, in the past'),
+  birthDate: PastDateSchema('Date of birth, YYYY-MM-DD'),
   nationality: CountryCodeSchema('ISO 3166-1 alpha-2 country code'),
   email: Type.Optional(EmailSchema),
   phoneNumber: Type.Optional(PhoneNumberSchema),
   address: AddressSchema,
   idType: Type.Enum([...ID_TYPES]),
-  identifier: Type.String({ minLength: 1, maxLength: 64, description: 'The identification number or value' }),
+  identifier: text(64, 'The identification number or value'),
   countryOfIssuance: Type.Optional(CountryCodeSchema('ISO 3166-1 alpha-2 code of the country that issued the identification')),
 };
 

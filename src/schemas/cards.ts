@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageQuerySchema, SortOrderSchema } from './common.js';
+import { text } from './fields.js';
 
 export const CurrencySchema = Type.Object({
   code: Type.String({ description: 'ISO 4217 code', examples: ['USD'] }),
@@ -36,7 +37,7 @@ export const CreateCardBody = Type.Object(
   {
     cardholderId: Type.String({ minLength: 1, maxLength: 128, description: 'A customer of this platform' }),
     form: Type.Enum(['VIRTUAL'], { description: 'Only VIRTUAL cards exist' }),
-    platformCardId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    platformCardId: Type.Optional(text(200)),
     fundingSources: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 10, uniqueItems: true })),
     threeDSecurePassword: Type.Optional(
       Type.String({

@@ -28,7 +28,7 @@ const STATUS_DESCRIPTIONS: Record<ErrorStatus, string> = {
   410: 'The resource has been deleted',
   413: 'Request body larger than 1 MiB',
   415: 'Request body is not application/json',
-  429: 'Too many requests',
+  429: 'Too many failed authentications, or (with the per-token limit set) too many requests from the token; Retry-After gives the seconds to wait. With the per-token limit set, every authenticated answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset',
   500: 'Internal service error; the message carries a reference that is in the server log',
   501: 'Defined by the interface but not implemented',
 };
@@ -65,7 +65,7 @@ export function errorSchema(status: ErrorStatus): TSchema {
   return schema;
 }
 
-/** Response schemas for the error statuses an operation returns; 401, 429 (failed-authentication throttle) and 500 are always there. */
+/** Response schemas for the error statuses an operation returns; 401, 429 (failed-authentication throttle, per-token limit) and 500 are always there. */
 export function errorResponses(...statuses: ErrorStatus[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const s of [...new Set<ErrorStatus>([...statuses, 401, 429, 500])].sort()) out[s] = errorSchema(s);

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { MAX_ENDPOINT_LENGTH } from '../domain/platform-config.js';
 import { FEE_SOURCE_CURRENCIES, FEE_TYPES, TRANSACTION_TYPES } from '../domain/platform-config-fields.js';
-import { EmailSchema } from './fields.js';
+import { EmailSchema, NOT_BLANK } from './fields.js';
 
 const CUSTOMER_INFO_FIELDS = [
   'FULL_NAME',
@@ -30,7 +30,7 @@ const CustomerInfoFieldName = Type.Enum(CUSTOMER_INFO_FIELDS, { description: 'A 
 const IsoCurrencyCode = (description: string) => Type.String({ pattern: '^[A-Z]{3}$', description, examples: ['USD'] });
 /** Amounts in the smallest unit, within what JSON numbers carry exactly. */
 const MinorUnits = (description: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
-const text = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, description });
+const text = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, pattern: NOT_BLANK, description });
 const strict = { additionalProperties: false } as const;
 
 const CurrencyConfigSchema = Type.Object(

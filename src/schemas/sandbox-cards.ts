@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { extension } from './common.js';
+import { text } from './fields.js';
 
 const MAX_AMOUNT = 100_000_000_000;
 const Amount = (description: string, minimum = 1) => Type.Integer({ minimum, maximum: MAX_AMOUNT, description });
@@ -21,7 +22,7 @@ export const AuthorizationBody = Type.Object(
     ),
     merchant: Type.Object(
       {
-        descriptor: Type.String({ minLength: 1, maxLength: 100 }),
+        descriptor: text(100),
         mcc: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Merchant category code' })),
         country: Type.Optional(Type.String({ format: 'iso3166-1-alpha-2' })),
       },

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PERMISSIONS } from '../domain/tokens.js';
 import { extension, PageQuerySchema } from './common.js';
+import { text } from './fields.js';
 
 const PermissionSchema = Type.Enum([...PERMISSIONS], {
   description: 'VIEW: read data; TRANSACT: send payments; MANAGE: manage configuration, tokens and customers',
@@ -23,7 +24,7 @@ export const CreatedApiTokenSchema = Type.Object(
 
 export const CreateTokenBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: text(200),
     permissions: Type.Array(PermissionSchema, { minItems: 1, uniqueItems: true }),
   },
   { additionalProperties: false },

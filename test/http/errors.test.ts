@@ -104,6 +104,12 @@ describeEachEngine('error model', (t) => {
   it('puts X-Request-Id on every response and keeps one the client sent', async () => {
     const mine = await t.caller.req('GET', '/tokens', undefined, { 'x-request-id': 'client-chosen-id-1' });
     expect(mine.headers['x-request-id']).toBe('client-chosen-id-1');
+    // One that is not a plain token (spaces, non-ASCII, over 200 characters) is not echoed nor logged: a fresh one replaces it.
+    for (const unusable of ['two words', '💩', 'x'.repeat(201), 'a\u00e9b']) {
+      const res = await t.caller.req('GET', '/tokens', undefined, { 'x-request-id': unusable });
+      expect(res.headers['x-request-id'], unusable).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    expect((await t.caller.req('GET', '/tokens', undefined, { 'x-request-id': 'x'.repeat(200) })).headers['x-request-id']).toBe('x'.repeat(200));
     const answers = {
       ok: await t.caller.req('GET', '/tokens'),
       'unknown path': await t.caller.req('GET', '/nope'),

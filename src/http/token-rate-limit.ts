@@ -1,0 +1,64 @@
+/**
+ * Per-token request limit (RATE_LIMIT_PER_TOKEN requests per RATE_LIMIT_WINDOW_MS), a fixed window
+ * kept in each process's memory like the failed-authentication throttle: no database round trip
+ * per request, and with N processes behind one port a token gets at most N x limit per window.
+ */
+export interface RateLimitState {
+  limit: number;
+  /** Requests the token may still send in this window (0 once it is over the limit). */
+  remaining: number;
+  /** Seconds until the window ends and the count starts again (at least 1). */
+  resetSeconds: number;
+  /** True when this request is over the limit. */
+  limited: boolean;
+}
+
+interface Window {
+  count: number;
+  endsAt: number;
+}
+
+export class TokenRateLimit {
+  private readonly windows = new Map<string, Window>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+    private readonly maxEntries = 100_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts one request of the token and says where it stands. */
+  take(tokenId: string): RateLimitState {
+    const now = this.now();
+    let w = this.windows.get(tokenId);
+    if (w === undefined || w.endsAt <= now) {
+      if (w !== undefined) this.windows.delete(tokenId);
+      else if (this.windows.size >= this.maxEntries) this.evict(now);
+      w = { count: 0, endsAt: now + this.windowMs };
+      this.windows.set(tokenId, w);
+    }
+    w.count++;
+    return {
+      limit: this.limit,
+      remaining: Math.max(0, this.limit - w.count),
+      resetSeconds: Math.max(1, Math.ceil((w.endsAt - now) / 1000)),
+      limited: w.count > this.limit,
+    };
+  }
+
+  /** Makes room: drops ended windows, else the oldest (Map keeps insertion order). */
+  private evict(now: number): void {
+    for (const [key, w] of this.windows) if (w.endsAt <= now) this.windows.delete(key);
+    if (this.windows.size >= this.maxEntries) this.windows.delete(this.windows.keys().next().value!);
+  }
+}
+
+/** The IETF draft's separate fields (draft-ietf-httpapi-ratelimit-headers, RateLimit-Limit/-Remaining/-Reset). */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'ratelimit-limit': String(state.limit),
+    'ratelimit-remaining': String(state.remaining),
+    'ratelimit-reset': String(state.resetSeconds),
+  };
+}
