@@ -423,12 +423,16 @@ function problemsOf(method: string, answer: Answer): string[] {
   return out;
 }
 
-function templatesFor(ids: { customer: string; owner: string; card: string; transaction: string; token: string }, body: { customer: unknown; owner: unknown }): Record<string, Template> {
+function templatesFor(ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string }, body: { customer: unknown; owner: unknown }): Record<string, Template> {
   const sim = (kind: string, b: unknown): Template => ({ method: 'POST', path: `${BASE}/sandbox/cards/:id/simulate/${kind}`, id: ids.card, body: b });
   return {
     'POST /customers': { method: 'POST', path: `${BASE}/customers`, body: body.customer },
     'GET /customers': { method: 'GET', path: `${BASE}/customers`, query: { limit: '5', customerType: 'BUSINESS' } },
     'GET /customers/:id': { method: 'GET', path: `${BASE}/customers/:id`, id: ids.customer },
+    'PATCH /customers/:id': { method: 'PATCH', path: `${BASE}/customers/:id`, id: ids.customer, body: { customerType: 'BUSINESS', businessInfo: { doingBusinessAs: 'Acme' } } },
+    'DELETE /customers/:id': { method: 'DELETE', path: `${BASE}/customers/:id`, id: ids.deletable },
+    'GET /customers/internal-accounts': { method: 'GET', path: `${BASE}/customers/internal-accounts`, query: { customerId: ids.customer, currency: 'USD', type: 'INTERNAL_FIAT' } },
+    'POST /sandbox/internal-accounts/:accountId/fund': { method: 'POST', path: `${BASE}/sandbox/internal-accounts/:id/fund`, id: ids.account, body: { amount: 100 } },
     'POST /beneficial-owners': { method: 'POST', path: `${BASE}/beneficial-owners`, body: body.owner },
     'GET /beneficial-owners': { method: 'GET', path: `${BASE}/beneficial-owners`, query: { customerId: ids.customer, limit: '2' } },
     'GET /beneficial-owners/:id': { method: 'GET', path: `${BASE}/beneficial-owners/:id`, id: ids.owner },
@@ -563,8 +567,10 @@ async function fixtures(t: TestApp) {
   const card = await t.caller.req('POST', '/cards', { cardholderId: customer, form: 'VIRTUAL' });
   const auth = await t.caller.req('POST', `/sandbox/cards/${card.json().id}/simulate/authorization`, { amount: 5000, merchant: { descriptor: 'ACME' } });
   const token = await t.caller.req('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] });
-  for (const res of [owner, card, auth, token]) expect(res.statusCode, res.body).toBeLessThan(300);
-  const ids = { customer, owner: owner.json().id, card: card.json().id, transaction: auth.json().cardTransactionId, token: token.json().id };
+  const accounts = await t.caller.req('GET', `/customers/internal-accounts?customerId=${customer}`);
+  for (const res of [owner, card, auth, token, accounts]) expect(res.statusCode, res.body).toBeLessThan(300);
+  const deletable = await createBusiness(t.caller, 2);
+  const ids = { customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: card.json().id, transaction: auth.json().cardTransactionId, token: token.json().id };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }
 
