@@ -6,6 +6,7 @@ import { idBoundAt } from '../domain/ids.js';
 import { claimDueJobs, finishJob, JOBS_WAKEUP_CHANNEL, msUntilNextDue } from '../store/jobs-repo.js';
 import { deleteAttemptsBefore, deleteFinishedJobs } from '../store/retention-repo.js';
 import type { WakeupListener } from '../store/pg-wakeups.js';
+import type { Engine } from '../store/store.js';
 import type { JobRow } from '../store/tables/jobs.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobHandler, JobResult } from './types.js';
@@ -20,7 +21,18 @@ interface PendingCommit {
   reject(err: unknown): void;
 }
 
-const MAX_COMMIT_BATCH = 128;
+/**
+ * How finished jobs are committed: in batches of up to `batch` jobs (each in its own savepoint),
+ * at most `lanes` batches at once, each on its own connection. SQLite has one writer: one lane of
+ * group commits of up to 128, as one commit per batch is most of its throughput. PostgreSQL: small
+ * batches on a few lanes, so a job's row lock is held only while a handful of other jobs write,
+ * jobs waiting for a lane have no transaction open (no lock held while waiting), and the rest of
+ * the pool (10 connections) serves the API's requests.
+ */
+const COMMITS: Record<Engine, { lanes: number; batch: number }> = {
+  sqlite: { lanes: 1, batch: 128 },
+  postgres: { lanes: 4, batch: 8 },
+};
 /** Rows one pruning statement deletes, and statements one pass runs per table: short transactions. */
 const PRUNE_BATCH = 500;
 const PRUNE_BATCHES_PER_PASS = 20;
@@ -51,7 +63,7 @@ export class Worker {
   private again = false;
   private stopped = false;
   private readonly pendingCommits: PendingCommit[] = [];
-  private committing = false;
+  private commitLanes = 0;
   private listener: WakeupListener | undefined;
   private readonly clock: () => number;
   private readonly pruneEveryMs: number;
@@ -227,46 +239,33 @@ export class Worker {
     }
   }
 
-  /**
-   * Commits a finished run and resolves once it is durable. On SQLite (one writer) runs go into
-   * the next group commit; on PostgreSQL each run commits in its own short transaction at once,
-   * so no job's row lock waits on other jobs' writes, and commits run in parallel on the pool.
-   */
+  /** Queues a finished run for the next batch commit and resolves once it is durable. */
   private commit(job: JobRow, handler: JobHandler, result: JobResult): Promise<void> {
-    if (this.services.store.engine === 'postgres') return this.commitOne({ job, handler, result, resolve: () => undefined, reject: () => undefined });
     return new Promise((resolve, reject) => {
       this.pendingCommits.push({ job, handler, result, resolve, reject });
-      void this.flushCommits();
+      this.flushCommits();
     });
   }
 
-  /** One run, one transaction: finish the job (only while this run holds its lease), then its writes. */
-  private async commitOne(item: PendingCommit): Promise<void> {
-    const { store } = this.services;
-    const now = this.clock();
-    const finish = this.finishing(item);
-    await store.db.transaction().execute(async (trx) => {
-      if (!(await finishJob(trx, store.engine, finish))) throw new LeaseLost();
-      await item.result.write?.(trx);
-      if (finish.state === 'failed') await item.handler.gaveUp?.(trx, item.job, now);
-    });
-    if (item.result.outcome !== 'done' && finish.state === 'failed') {
-      this.log.error({ jobId: item.job.id, kind: item.job.kind, error: item.result.error }, 'job failed for good');
+  /**
+   * Batch commits (see COMMITS): every run finished since a lane last took its batch goes into
+   * one transaction, each inside its own savepoint, so one job's failure or lost lease rolls back
+   * only that job. A lane is opened whenever runs wait and fewer than `lanes` are open.
+   */
+  private flushCommits(): void {
+    const { lanes, batch } = COMMITS[this.services.store.engine];
+    while (this.commitLanes < lanes && this.pendingCommits.length > 0) {
+      this.commitLanes++;
+      // Takes its first batch before returning here, so the loop opens lanes only for runs left waiting.
+      void this.commitLane(batch);
     }
   }
 
-  /**
-   * Group commit: every run finished since the last commit goes into one transaction, each inside
-   * its own savepoint, so one job's failure or lost lease rolls back only that job. One commit per
-   * batch instead of per job is most of the worker's throughput on SQLite.
-   */
-  private async flushCommits(): Promise<void> {
-    if (this.committing) return;
-    this.committing = true;
+  private async commitLane(batch: number): Promise<void> {
     try {
-      while (this.pendingCommits.length > 0) await this.commitBatch(this.pendingCommits.splice(0, MAX_COMMIT_BATCH));
+      while (this.pendingCommits.length > 0) await this.commitBatch(this.pendingCommits.splice(0, batch));
     } finally {
-      this.committing = false;
+      this.commitLanes--;
     }
   }
 

@@ -213,7 +213,7 @@ describe.skipIf(!engineAvailable('postgres'))('job worker commits on PostgreSQL'
     await db?.drop();
   });
 
-  it('commits each job in its own transaction: a job whose write is slow holds up no other job', async () => {
+  it('commits in short transactions on several lanes: a job whose write is slow holds up no job that finishes after it', async () => {
     db = await createTestDatabase('postgres');
     services = await openServices(loadConfig({ ...db.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent', JOB_POLL_MS: '20' }));
     const store = services.store;
