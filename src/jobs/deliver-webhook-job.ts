@@ -1,12 +1,12 @@
 import { newId } from '../domain/ids.js';
 import { signingSecrets } from '../domain/platform-config.js';
+import type { Services } from '../domain/services.js';
 import type { DeliverWebhookPayload } from '../domain/webhook-event-log.js';
 import { DELIVER_WEBHOOK_JOB } from '../domain/webhook-events.js';
 import type { Trx } from '../store/store.js';
 import { findEventForDelivery, insertWebhookAttempt, recordEventAttempt, setEventState } from '../store/webhooks-repo.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobHandler } from './types.js';
-import type { Services } from '../domain/services.js';
 
 /** Deliveries a process keeps in flight even while no endpoint answers. */
 export const MIN_DELIVERIES_IN_FLIGHT = 8;
