@@ -26,7 +26,13 @@ const ConfigSchema = Type.Object({
   // How long a worker owns a claimed job before another process may take it over.
   JOB_LEASE_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   JOB_POLL_MS: Type.Integer({ default: 250, minimum: 1 }),
+  // On PostgreSQL, while wake-ups from other processes arrive (LISTEN/NOTIFY): the slowest poll.
+  JOB_SAFETY_POLL_MS: Type.Integer({ default: 5_000, minimum: 1 }),
   JOB_CONCURRENCY: Type.Integer({ default: 128, minimum: 1, maximum: 1000 }),
+  // Finished jobs (done or failed) are deleted this long after they finished (7 days).
+  JOB_RETENTION_MS: Type.Integer({ default: 604_800_000, minimum: 1_000 }),
+  // Webhook attempts older than this are deleted; 0 keeps them as long as their events (for ever).
+  WEBHOOK_ATTEMPT_RETENTION_MS: Type.Integer({ default: 0, minimum: 0 }),
   // Set to 0 to run an API-only process; jobs are then left to other processes.
   WORKER_ENABLED: Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }),
   // Server processes sharing the port (node:cluster); more use more cores.
@@ -64,7 +70,10 @@ export interface Config {
   webhookConcurrency: number;
   jobLeaseMs: number;
   jobPollMs: number;
+  jobSafetyPollMs: number;
   jobConcurrency: number;
+  jobRetentionMs: number;
+  webhookAttemptRetentionMs: number;
   workerEnabled: boolean;
   httpProcesses: number;
   requestTimeoutMs: number;
@@ -128,7 +137,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookConcurrency: c.WEBHOOK_CONCURRENCY,
     jobLeaseMs: c.JOB_LEASE_MS,
     jobPollMs: c.JOB_POLL_MS,
+    jobSafetyPollMs: c.JOB_SAFETY_POLL_MS,
     jobConcurrency: c.JOB_CONCURRENCY,
+    jobRetentionMs: c.JOB_RETENTION_MS,
+    webhookAttemptRetentionMs: c.WEBHOOK_ATTEMPT_RETENTION_MS,
     workerEnabled: c.WORKER_ENABLED === '1',
     httpProcesses: c.HTTP_PROCESSES,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Config } from '../config.js';
+import { JOBS_WAKEUP_CHANNEL } from '../store/jobs-repo.js';
 import { migrateToLatest } from '../store/migrator.js';
 import { loadOrCreateSecret } from '../store/settings-repo.js';
 import { openStore, type Store } from '../store/store.js';
@@ -33,13 +34,18 @@ export interface Services {
   idempotencyKeys: IdempotencyKeys;
   /** Outbound webhook HTTP, given by the process (jobs/webhook-sender.ts); shared by the worker and the test route. */
   sendWebhook: SendWebhook;
-  /** Emits 'enqueued' after this process commits a job, so its worker starts at once. */
+  /**
+   * Emits 'enqueued' after this process commits a job, so its worker starts at once; on
+   * PostgreSQL it also notifies the workers of every other process.
+   */
   jobSignal: EventEmitter;
 }
 
 export function createServices(config: Config, store: Store, cursorKey: Buffer, sendWebhook: SendWebhook = noWebhookSender): Services {
   const cursors = new Cursors(cursorKey);
   const jobSignal = new EventEmitter().setMaxListeners(100);
+  const wakeups = store.wakeups;
+  if (wakeups) jobSignal.on('enqueued', () => wakeups.notify(JOBS_WAKEUP_CHANNEL));
   const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config));
   return {
     config,

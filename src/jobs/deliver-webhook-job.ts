@@ -1,11 +1,40 @@
 import { newId } from '../domain/ids.js';
 import { signingSecrets } from '../domain/platform-config.js';
+import type { Services } from '../domain/services.js';
 import type { DeliverWebhookPayload } from '../domain/webhook-event-log.js';
 import { DELIVER_WEBHOOK_JOB } from '../domain/webhook-events.js';
 import type { Trx } from '../store/store.js';
 import { findEventForDelivery, insertWebhookAttempt, recordEventAttempt, setEventState } from '../store/webhooks-repo.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobHandler } from './types.js';
+
+/** Deliveries a process keeps in flight even while no endpoint answers. */
+export const MIN_DELIVERIES_IN_FLIGHT = 8;
+
+/**
+ * The times of this process's latest answered deliveries (any answer or error that came back
+ * before WEBHOOK_TIMEOUT_MS), at most WEBHOOK_CONCURRENCY of them, per set of services.
+ */
+const answered = new WeakMap<Services, number[]>();
+
+function noteAnswer(services: Services, at: number): void {
+  let times = answered.get(services);
+  if (!times) answered.set(services, (times = []));
+  times.push(at);
+  if (times.length > services.config.webhookConcurrency) times.shift();
+}
+
+/**
+ * Delivery slots: no more deliveries in flight than were answered within the last
+ * WEBHOOK_TIMEOUT_MS, at least MIN_DELIVERIES_IN_FLIGHT and at most WEBHOOK_CONCURRENCY. An
+ * endpoint that holds its answers back so gets a few requests at once, not WEBHOOK_CONCURRENCY:
+ * what a process killed meanwhile had sent unanswered, and must send again, stays small.
+ */
+export function deliverySlots(services: Services, now = Date.now()): number {
+  const { webhookConcurrency, webhookTimeoutMs } = services.config;
+  const recent = (answered.get(services) ?? []).filter((t) => t > now - webhookTimeoutMs).length;
+  return Math.min(webhookConcurrency, Math.max(MIN_DELIVERIES_IN_FLIGHT, recent));
+}
 
 /**
  * Delivers one event: POSTs its stored body, signed, to the platform's endpoint, and records the
@@ -15,8 +44,9 @@ import type { JobHandler } from './types.js';
  */
 export const webhookDeliveryHandler: JobHandler = {
   kind: DELIVER_WEBHOOK_JOB,
-  // Deliveries wait on the network, not the CPU: they get their own, larger pool of slots.
-  concurrency: (services) => services.config.webhookConcurrency,
+  // Deliveries wait on the network, not the CPU: they get their own, larger pool of slots, as
+  // many as endpoints have lately been answering (deliverySlots).
+  concurrency: (services) => deliverySlots(services),
   retryScheduleMs: (services) => services.config.webhookRetryScheduleMs,
   async run(job, services, log) {
     const { eventId, platformId, redeliver } = JSON.parse(job.payload) as DeliverWebhookPayload;
@@ -49,6 +79,7 @@ export const webhookDeliveryHandler: JobHandler = {
       response_excerpt: sent.responseExcerpt ?? null,
     };
     const done = Date.now();
+    if (sent.latencyMs < services.config.webhookTimeoutMs) noteAnswer(services, done);
     if (sent.ok) {
       return {
         outcome: 'done',

@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Services } from '../domain/services.js';
 import type { Logger } from '../logger.js';
-import { claimDueJobs, finishJob } from '../store/jobs-repo.js';
+import { idBoundAt } from '../domain/ids.js';
+import { claimDueJobs, finishJob, JOBS_WAKEUP_CHANNEL, msUntilNextDue } from '../store/jobs-repo.js';
+import { deleteAttemptsBefore, deleteFinishedJobs } from '../store/retention-repo.js';
+import type { WakeupListener } from '../store/pg-wakeups.js';
+import type { Engine } from '../store/store.js';
 import type { JobRow } from '../store/tables/jobs.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobHandler, JobResult } from './types.js';
@@ -17,11 +21,37 @@ interface PendingCommit {
   reject(err: unknown): void;
 }
 
-const MAX_COMMIT_BATCH = 128;
+/**
+ * How finished jobs are committed: in batches of up to `batch` jobs (each in its own savepoint),
+ * at most `lanes` batches at once, each on its own connection. SQLite has one writer: one lane of
+ * group commits of up to 128, as one commit per batch is most of its throughput. PostgreSQL: small
+ * batches on a few lanes, so a job's row lock is held only while a handful of other jobs write,
+ * jobs waiting for a lane have no transaction open (no lock held while waiting), and the rest of
+ * the pool (10 connections) serves the API's requests.
+ */
+const COMMITS: Record<Engine, { lanes: number; batch: number }> = {
+  sqlite: { lanes: 1, batch: 128 },
+  postgres: { lanes: 4, batch: 8 },
+};
+/** Rows one pruning statement deletes, and statements one pass runs per table: short transactions. */
+const PRUNE_BATCH = 500;
+const PRUNE_BATCHES_PER_PASS = 20;
+
+export interface WorkerOptions {
+  /**
+   * The process's clock, for what the worker stamps itself (an event's FAILED time). Leases and
+   * due times never use it: they are read from the database's clock. A test skews it.
+   */
+  clock?: () => number;
+  /** How often finished jobs and old webhook attempts are pruned; a minute unless told. */
+  pruneEveryMs?: number;
+}
 
 /**
- * Claims due jobs with a lease and runs them, up to `concurrency` at a time. Polls, and wakes at
- * once when this process enqueues. stop() claims nothing more and waits for running jobs.
+ * Claims due jobs with a lease and runs them, up to `concurrency` at a time. Wakes at once when
+ * this process enqueues; on PostgreSQL also when any process does (LISTEN/NOTIFY), and then polls
+ * only slowly, as a safety net, or when a retry or a lease is next due. Otherwise polls every
+ * JOB_POLL_MS. stop() claims nothing more and waits for running jobs.
  */
 export class Worker {
   readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -33,20 +63,70 @@ export class Worker {
   private again = false;
   private stopped = false;
   private readonly pendingCommits: PendingCommit[] = [];
-  private committing = false;
+  private commitLanes = 0;
+  private listener: WakeupListener | undefined;
+  private readonly clock: () => number;
+  private readonly pruneEveryMs: number;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private pruning: Promise<unknown> | undefined;
 
   constructor(
     private readonly services: Services,
     handlers: JobHandler[],
     private readonly log: Logger,
+    options: WorkerOptions = {},
   ) {
     this.handlers = new Map(handlers.map((h) => [h.kind, h]));
+    this.clock = options.clock ?? Date.now;
+    this.pruneEveryMs = options.pruneEveryMs ?? 60_000;
   }
 
   start(): this {
     this.services.jobSignal.on('enqueued', this.wake);
+    this.listener = this.services.store.wakeups?.listen(JOBS_WAKEUP_CHANNEL, this.wake, (err) =>
+      this.log.warn({ err }, 'job wake-up connection lost; reconnecting, polling every JOB_POLL_MS meanwhile'),
+    );
     this.wake();
+    this.schedulePrune();
     return this;
+  }
+
+  private schedulePrune(): void {
+    if (this.stopped) return;
+    this.pruneTimer = setTimeout(() => {
+      this.pruning = this.prune()
+        .catch((err: unknown) => this.log.error({ err }, 'pruning finished jobs failed'))
+        .finally(() => {
+          this.pruning = undefined;
+          this.schedulePrune();
+        });
+    }, this.pruneEveryMs);
+    this.pruneTimer.unref();
+  }
+
+  /**
+   * Deletes finished jobs older than JOB_RETENTION_MS and, when WEBHOOK_ATTEMPT_RETENTION_MS is
+   * set, webhook attempts older than it: in statements of PRUNE_BATCH rows, each its own short
+   * transaction, at most PRUNE_BATCHES_PER_PASS per table per pass (the next pass goes on).
+   */
+  async prune(): Promise<{ jobs: number; attempts: number }> {
+    const { config, store } = this.services;
+    const pruned = { jobs: 0, attempts: 0 };
+    for (let i = 0; i < PRUNE_BATCHES_PER_PASS && !this.stopped; i++) {
+      const n = await deleteFinishedJobs(store.db, store.engine, config.jobRetentionMs, PRUNE_BATCH);
+      pruned.jobs += n;
+      if (n < PRUNE_BATCH) break;
+    }
+    if (config.webhookAttemptRetentionMs > 0) {
+      const before = idBoundAt('WebhookAttempt', this.clock() - config.webhookAttemptRetentionMs);
+      for (let i = 0; i < PRUNE_BATCHES_PER_PASS && !this.stopped; i++) {
+        const n = await deleteAttemptsBefore(store.db, store.engine, before, PRUNE_BATCH);
+        pruned.attempts += n;
+        if (n < PRUNE_BATCH) break;
+      }
+    }
+    if (pruned.jobs + pruned.attempts > 0) this.log.info(pruned, 'pruned finished jobs and old webhook attempts');
+    return pruned;
   }
 
   readonly wake = (): void => {
@@ -63,6 +143,9 @@ export class Worker {
     this.stopped = true;
     this.services.jobSignal.off('enqueued', this.wake);
     clearTimeout(this.timer);
+    clearTimeout(this.pruneTimer);
+    await this.pruning;
+    await this.listener?.close();
     while (this.ticking || this.running.size > 0) await Promise.race([...this.running, new Promise((r) => setTimeout(r, 10))]);
   }
 
@@ -80,17 +163,19 @@ export class Worker {
     this.ticking = true;
     let claimedAll = false;
     let anyFree = false;
+    let idleMs = this.services.config.jobPollMs;
     try {
       const { config, store } = this.services;
       claimedAll = true;
       for (const [kind, free] of this.freeSlots()) {
         if (free <= 0) continue;
         anyFree = true;
-        const jobs = await claimDueJobs(store.db, store.engine, { owner: this.owner, kinds: [kind], now: Date.now(), leaseMs: config.jobLeaseMs, limit: free });
+        const jobs = await claimDueJobs(store.db, store.engine, { owner: this.owner, kinds: [kind], leaseMs: config.jobLeaseMs, limit: free });
         // A full claim means more may be due right now.
         if (jobs.length < free) claimedAll = false;
         for (const job of jobs) this.track(job.kind, this.execute(job));
       }
+      if (!claimedAll && !this.stopped) idleMs = await this.idleMs();
     } catch (err) {
       claimedAll = false;
       this.log.error({ err }, 'job claim failed');
@@ -102,8 +187,22 @@ export class Worker {
       this.again = false;
       this.wake();
     } else {
-      this.timer = setTimeout(() => void this.tick(), this.services.config.jobPollMs);
+      this.timer = setTimeout(() => void this.tick(), idleMs);
     }
+  }
+
+  /**
+   * How long to sleep when nothing more is due. While wake-ups from other processes arrive
+   * (PostgreSQL), until the next retry or lease expiry by the database's clock, at least
+   * JOB_POLL_MS and at most JOB_SAFETY_POLL_MS; otherwise JOB_POLL_MS.
+   */
+  private async idleMs(): Promise<number> {
+    const { config, store } = this.services;
+    if (!this.listener?.connected) return config.jobPollMs;
+    const safety = Math.max(config.jobPollMs, config.jobSafetyPollMs);
+    const next = await msUntilNextDue(store.db, store.engine, [...this.handlers.keys()], 1_000);
+    if (next === undefined) return safety;
+    return Math.min(safety, Math.max(config.jobPollMs, next + 1));
   }
 
   private track(kind: string, p: Promise<void>): void {
@@ -140,31 +239,39 @@ export class Worker {
     }
   }
 
-  /** Queues a finished run for the next group commit and resolves once it is durable. */
+  /** Queues a finished run for the next batch commit and resolves once it is durable. */
   private commit(job: JobRow, handler: JobHandler, result: JobResult): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pendingCommits.push({ job, handler, result, resolve, reject });
-      void this.flushCommits();
+      this.flushCommits();
     });
   }
 
   /**
-   * Group commit: every run finished since the last commit goes into one transaction, each inside
-   * its own savepoint, so one job's failure or lost lease rolls back only that job. One commit per
-   * batch instead of per job is most of the worker's throughput on SQLite.
+   * Batch commits (see COMMITS): every run finished since a lane last took its batch goes into
+   * one transaction, each inside its own savepoint, so one job's failure or lost lease rolls back
+   * only that job. A lane is opened whenever runs wait and fewer than `lanes` are open.
    */
-  private async flushCommits(): Promise<void> {
-    if (this.committing) return;
-    this.committing = true;
+  private flushCommits(): void {
+    const { lanes, batch } = COMMITS[this.services.store.engine];
+    while (this.commitLanes < lanes && this.pendingCommits.length > 0) {
+      this.commitLanes++;
+      // Takes its first batch before returning here, so the loop opens lanes only for runs left waiting.
+      void this.commitLane(batch);
+    }
+  }
+
+  private async commitLane(batch: number): Promise<void> {
     try {
-      while (this.pendingCommits.length > 0) await this.commitBatch(this.pendingCommits.splice(0, MAX_COMMIT_BATCH));
+      while (this.pendingCommits.length > 0) await this.commitBatch(this.pendingCommits.splice(0, batch));
     } finally {
-      this.committing = false;
+      this.commitLanes--;
     }
   }
 
   private async commitBatch(batch: PendingCommit[]): Promise<void> {
-    const now = Date.now();
+    const now = this.clock();
+    const { engine } = this.services.store;
     const failures: (unknown | undefined)[] = [];
     try {
       const trx = await this.services.store.db.startTransaction().execute();
@@ -172,8 +279,8 @@ export class Worker {
         for (const [i, item] of batch.entries()) {
           const sp = await trx.savepoint(`job${i}`).execute();
           try {
-            const finish = this.finishing(item, now);
-            if (!(await finishJob(sp, finish))) throw new LeaseLost();
+            const finish = this.finishing(item);
+            if (!(await finishJob(sp, engine, finish))) throw new LeaseLost();
             await item.result.write?.(sp);
             if (finish.state === 'failed') await item.handler.gaveUp?.(sp, item.job, now);
             await sp.releaseSavepoint(`job${i}`).execute();
@@ -194,7 +301,7 @@ export class Worker {
     for (const [i, item] of batch.entries()) {
       if (failures[i] !== undefined) item.reject(failures[i]);
       else {
-        if (item.result.outcome !== 'done' && this.finishing(item, now).state === 'failed') {
+        if (item.result.outcome !== 'done' && this.finishing(item).state === 'failed') {
           this.log.error({ jobId: item.job.id, kind: item.job.kind, error: item.result.error }, 'job failed for good');
         }
         item.resolve();
@@ -202,15 +309,15 @@ export class Worker {
     }
   }
 
-  /** How a run ends the job: done, failed for good, or queued again after its backoff. */
-  private finishing({ job, handler, result }: PendingCommit, now: number) {
-    const base = { id: job.id, owner: this.owner, now, attempts: job.attempts };
-    if (result.outcome === 'done') return { ...base, state: 'done' as const, runAt: now, error: null };
+  /** How a run ends the job: done, failed for good, or queued again after its backoff (from the database's now). */
+  private finishing({ job, handler, result }: PendingCommit) {
+    const base = { id: job.id, owner: this.owner, attempts: job.attempts };
+    if (result.outcome === 'done') return { ...base, state: 'done' as const, error: null };
     if (result.outcome === 'retry') {
       const delay = result.delayMs ?? retryDelayMs(job.attempts, handler.retryScheduleMs(this.services));
-      if (delay !== undefined) return { ...base, state: 'queued' as const, runAt: now + delay, error: result.error };
-      return { ...base, state: 'failed' as const, runAt: now, error: `gave up after ${job.attempts} attempts: ${result.error}` };
+      if (delay !== undefined) return { ...base, state: 'queued' as const, delayMs: delay, error: result.error };
+      return { ...base, state: 'failed' as const, error: `gave up after ${job.attempts} attempts: ${result.error}` };
     }
-    return { ...base, state: 'failed' as const, runAt: now, error: result.error };
+    return { ...base, state: 'failed' as const, error: result.error };
   }
 }

@@ -1,6 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Engine, Executor } from './store.js';
 import type { JobRow } from './tables/jobs.js';
+
+/** The PostgreSQL channel on which a commit that enqueued jobs wakes the workers of every process. */
+export const JOBS_WAKEUP_CHANNEL = 'payments_jobs';
 
 export interface NewJob {
   id: string;
@@ -33,17 +36,29 @@ export async function enqueueJob(db: Executor, job: NewJob, now = Date.now()): P
 }
 
 /**
- * Leases up to `limit` due jobs of the given kinds to `owner`. A job whose lease has expired (its
- * worker died) is due again. A job waits while an earlier job with its queue key is unfinished.
- * PostgreSQL skips rows another process is claiming at this moment.
+ * The database's clock in epoch milliseconds. Leases and due times are judged by it, never by a
+ * process's clock, so processes whose clocks disagree still agree on who holds a job. On SQLite
+ * (one machine) it is the same clock as the processes', read by SQLite itself.
+ */
+export function dbClockMs(engine: Engine): RawBuilder<number> {
+  return engine === 'postgres'
+    ? sql<number>`(extract(epoch from statement_timestamp()) * 1000)::bigint`
+    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+}
+
+/**
+ * Leases up to `limit` due jobs of the given kinds to `owner` for `leaseMs` of the database's
+ * clock. A job whose lease has expired (its worker died) is due again. A job waits while an
+ * earlier job with its queue key is unfinished. PostgreSQL skips rows another process is
+ * claiming or finishing at this moment.
  */
 export async function claimDueJobs(
   db: Executor,
   engine: Engine,
-  args: { owner: string; kinds: string[]; now: number; leaseMs: number; limit: number },
+  args: { owner: string; kinds: string[]; leaseMs: number; limit: number },
 ): Promise<JobRow[]> {
   if (args.kinds.length === 0 || args.limit <= 0) return [];
-  const { now } = args;
+  const now = dbClockMs(engine);
   let due = db
     .selectFrom('jobs as j')
     .select('j.id')
@@ -74,7 +89,7 @@ export async function claimDueJobs(
     .updateTable('jobs')
     .set((eb) => ({
       lease_owner: args.owner,
-      lease_expires_at: now + args.leaseMs,
+      lease_expires_at: sql<number>`${now} + ${args.leaseMs}`,
       attempts: eb('attempts', '+', 1),
       updated_at: now,
     }))
@@ -84,23 +99,47 @@ export async function claimDueJobs(
 }
 
 /**
+ * Milliseconds of the database's clock until a queued job of these kinds next becomes claimable
+ * (a retry's time, or the end of a lease), counting from `lookbackMs` ago so that a job that
+ * became due while the caller claimed is not missed; undefined when none is waiting.
+ */
+export async function msUntilNextDue(db: Executor, engine: Engine, kinds: string[], lookbackMs: number): Promise<number | undefined> {
+  if (kinds.length === 0) return undefined;
+  const now = dbClockMs(engine);
+  const row = await db
+    .selectFrom('jobs')
+    .select([
+      sql<number | null>`min(case when lease_expires_at is null or lease_expires_at < run_at then run_at else lease_expires_at end)`.as('next'),
+      now.as('now'),
+    ])
+    .where('state', '=', 'queued')
+    .where('kind', 'in', kinds)
+    .where((eb) => eb.or([eb('run_at', '>', sql<number>`${now} - ${lookbackMs}`), eb('lease_expires_at', '>', sql<number>`${now} - ${lookbackMs}`)]))
+    .executeTakeFirst();
+  if (row?.next === null || row?.next === undefined) return undefined;
+  return Number(row.next) - Number(row.now);
+}
+
+/**
  * Ends a job's run; false when this run no longer holds the lease (another worker, or this one
  * after the lease ran out, claimed it again). `attempts` is the claim's count: it fences off a stale
- * run of the same owner.
+ * run of the same owner. A queued job runs again `delayMs` after now, by the database's clock.
  */
 export async function finishJob(
   db: Executor,
-  args: { id: string; owner: string; now: number; state: 'queued' | 'done' | 'failed'; runAt?: number; error?: string | null; attempts?: number },
+  engine: Engine,
+  args: { id: string; owner: string; state: 'queued' | 'done' | 'failed'; delayMs?: number; error?: string | null; attempts?: number },
 ): Promise<boolean> {
+  const now = dbClockMs(engine);
   let q = db
     .updateTable('jobs')
     .set({
       state: args.state,
-      run_at: args.runAt ?? args.now,
+      run_at: args.delayMs ? sql<number>`${now} + ${Math.max(0, Math.round(args.delayMs))}` : now,
       lease_owner: null,
       lease_expires_at: null,
       last_error: args.error ?? null,
-      updated_at: args.now,
+      updated_at: now,
     })
     .where('id', '=', args.id)
     .where('lease_owner', '=', args.owner)

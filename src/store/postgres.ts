@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
+import { PgListener, PgNotifier } from './pg-wakeups.js';
 import { scopedStore, type Store } from './store.js';
 
 /** Hot reads named as server-side prepared statements at most; a read past this runs unnamed. */
@@ -34,5 +35,31 @@ export function openPostgres(url: string, max: number): Store {
   };
   const read = async <R>(query: CompiledQuery<R>): Promise<R[]> =>
     (await pool.query({ name: nameOf(query.sql), text: query.sql, values: query.parameters as unknown[] })).rows as R[];
-  return scopedStore(db, 'postgres', read, () => db.destroy());
+  const notifiers = new Map<string, PgNotifier>();
+  const listeners = new Set<PgListener>();
+  const store = scopedStore(db, 'postgres', read, async () => {
+    await Promise.all([...listeners].map((l) => l.close()));
+    await db.destroy();
+  });
+  store.wakeups = {
+    notify(channel) {
+      let n = notifiers.get(channel);
+      if (!n) notifiers.set(channel, (n = new PgNotifier(pool, channel)));
+      n.notify();
+    },
+    listen(channel, onWake, onError) {
+      const listener = new PgListener(url, channel, onWake, onError);
+      listeners.add(listener);
+      return {
+        get connected() {
+          return listener.connected;
+        },
+        close: async () => {
+          listeners.delete(listener);
+          await listener.close();
+        },
+      };
+    },
+  };
+  return store;
 }

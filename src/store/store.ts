@@ -1,5 +1,6 @@
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { Database } from './database.js';
+import type { WakeupListener } from './pg-wakeups.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 import { afterCommit, holdTransaction, inTransaction, scopedTransaction, type HeldTransaction } from './scoped-transaction.js';
@@ -27,6 +28,15 @@ export interface Store {
    * together at its end in one read transaction. On PostgreSQL it is a pool query.
    */
   read<R>(query: CompiledQuery<R>): Promise<R[]>;
+  /**
+   * Wake-ups between processes, on PostgreSQL only (LISTEN/NOTIFY): `notify` tells every
+   * listener of the channel, once the caller's commit is done; `listen` holds one dedicated
+   * connection, reconnecting if it drops. Absent on SQLite.
+   */
+  wakeups?: {
+    notify(channel: string): void;
+    listen(channel: string, onWake: () => void, onError?: (err: unknown) => void): WakeupListener;
+  };
   close(): Promise<void>;
 }
 

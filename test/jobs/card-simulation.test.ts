@@ -147,7 +147,7 @@ describeEachEngine(
       const card = (await t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json();
       const res = await t.caller.req('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 10, merchant: MERCHANT });
       const { cardTransactionId } = res.json();
-      const [claimed] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'crashed', kinds: [CARD_SIMULATION_JOB], now: Date.now(), leaseMs: 300, limit: 10 });
+      const [claimed] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'crashed', kinds: [CARD_SIMULATION_JOB], leaseMs: 300, limit: 10 });
       expect(claimed).toBeDefined();
       const started = Date.now();
       await drainCardJobs(t.services, t.app.log);

@@ -1,9 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openServices, type Services } from '../../src/domain/services.js';
 import { newId } from '../../src/domain/ids.js';
 import type { JobHandler } from '../../src/jobs/types.js';
-import { Worker } from '../../src/jobs/worker.js';
+import { Worker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { claimDueJobs, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
-import { describeEachEngine } from '../helpers/test-app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
+import { describeEachEngine, engineAvailable } from '../helpers/test-app.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -11,8 +14,8 @@ describeEachEngine(
   'job worker',
   (t) => {
     const workers: Worker[] = [];
-    const start = (handlers: JobHandler[]) => {
-      const w = new Worker(t.services, handlers, t.app.log).start();
+    const start = (handlers: JobHandler[], options?: WorkerOptions) => {
+      const w = new Worker(t.services, handlers, t.app.log, options).start();
       workers.push(w);
       return w;
     };
@@ -132,7 +135,7 @@ describeEachEngine(
       const kind = `test.orphan.${t.engine}`;
       const id = await enqueue(kind);
       const claimedAt = Date.now();
-      const [dead] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'dead', kinds: [kind], now: claimedAt, leaseMs: 300, limit: 1 });
+      const [dead] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'dead', kinds: [kind], leaseMs: 300, limit: 1 });
       expect(dead?.id).toBe(id);
       let ranAt = 0;
       start([
@@ -148,12 +151,127 @@ describeEachEngine(
       await until(async () => (await findJob(t.services.store.db, id))?.state === 'done');
       expect(ranAt - claimedAt).toBeGreaterThanOrEqual(300);
       expect((await findJob(t.services.store.db, id))?.attempts).toBe(2);
-      expect(await finishJob(t.services.store.db, { id, owner: 'dead', now: Date.now(), state: 'done' })).toBe(false);
+      expect(await finishJob(t.services.store.db, t.services.store.engine, { id, owner: 'dead', state: 'done' })).toBe(false);
       expect((await effect(`orphan:${id}`))?.value).toBe('ok');
     });
+
+    it('judges leases and retry times by the database clock: a worker whose clock runs an hour ahead neither takes a live lease nor skips a retry delay', async () => {
+      const kind = `test.skewed.${t.engine}`;
+      const id = await enqueue(kind);
+      const claimedAt = Date.now();
+      const [held] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'alive', kinds: [kind], leaseMs: 600, limit: 1 });
+      expect(held?.id).toBe(id);
+      const runs: number[] = [];
+      const hourAhead = () => Date.now() + 3_600_000;
+      start(
+        [
+          {
+            kind,
+            retryScheduleMs: () => [150, 150],
+            async run() {
+              runs.push(Date.now());
+              if (runs.length === 1) return { outcome: 'retry', error: 'once more' };
+              return { outcome: 'done', write: writeEffect(`skewed:${id}`, 'ok') };
+            },
+          },
+        ],
+        { clock: hourAhead },
+      );
+      // By the skewed clock the lease ended an hour ago; by the database's it holds for 600 ms.
+      await sleep(300);
+      expect(runs).toEqual([]);
+      expect(await findJob(t.services.store.db, id)).toMatchObject({ lease_owner: 'alive', attempts: 1 });
+      await until(async () => (await findJob(t.services.store.db, id))?.state === 'done');
+      expect(runs).toHaveLength(2);
+      expect(runs[0]! - claimedAt).toBeGreaterThanOrEqual(550);
+      // The retry waited its 150 ms (+/-20%) of the database's clock, not an hour of the worker's.
+      expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(110);
+      expect(runs[1]! - runs[0]!).toBeLessThan(2_000);
+      expect(await findJob(t.services.store.db, id)).toMatchObject({ attempts: 3, lease_owner: null });
+    });
+
+    it('a worker whose clock runs an hour behind still takes over an expired lease', async () => {
+      const kind = `test.behind.${t.engine}`;
+      const id = await enqueue(kind);
+      await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'dead', kinds: [kind], leaseMs: 200, limit: 1 });
+      start([{ kind, retryScheduleMs: () => [10], run: async () => ({ outcome: 'done' }) }], { clock: () => Date.now() - 3_600_000 });
+      await until(async () => (await findJob(t.services.store.db, id))?.state === 'done', 5_000);
+      expect((await findJob(t.services.store.db, id))?.attempts).toBe(2);
+    });
+
   },
   { JOB_LEASE_MS: '200', JOB_POLL_MS: '20' },
 );
+
+describe.skipIf(!engineAvailable('postgres'))('job worker commits on PostgreSQL', () => {
+  let db: TestDatabase | undefined;
+  let services: Services | undefined;
+  let worker: Worker | undefined;
+  afterAll(async () => {
+    await worker?.stop();
+    await services?.store.close();
+    await db?.drop();
+  });
+
+  it('commits in short transactions on several lanes: a job whose write is slow holds up no job that finishes after it', async () => {
+    db = await createTestDatabase('postgres');
+    services = await openServices(loadConfig({ ...db.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent', JOB_POLL_MS: '20' }));
+    const store = services.store;
+    const kind = 'test.short';
+    const enqueue = async (payload: unknown) => {
+      const id = newId('Job');
+      await store.db.transaction().execute((trx) => enqueueJob(trx, { id, kind, payload }));
+      services!.jobSignal.emit('enqueued');
+      return id;
+    };
+    const effect = (key: string) => store.db.selectFrom('server_settings').selectAll().where('key', '=', key).executeTakeFirst();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    let slowWriting = false;
+    const slow = await enqueue({ slow: true });
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    worker = new Worker(
+      services,
+      [
+        {
+          kind,
+          retryScheduleMs: () => [10],
+          async run(job) {
+            const isSlow = (JSON.parse(job.payload) as { slow: boolean }).slow;
+            return {
+              outcome: 'done',
+              write: async (trx) => {
+                if (isSlow) {
+                  slowWriting = true;
+                  await gate;
+                }
+                await trx.insertInto('server_settings').values({ key: `effect:${job.id}`, value: 'ok' }).execute();
+              },
+            };
+          },
+        },
+      ],
+      silent,
+    ).start();
+    try {
+      const deadline = Date.now() + 5_000;
+      while (!slowWriting && Date.now() < deadline) await sleep(5);
+      expect(slowWriting).toBe(true);
+      // A group commit would hold this job's finish behind the slow write's open transaction.
+      const fast = await enqueue({ slow: false });
+      const fastDeadline = Date.now() + 3_000;
+      while ((await findJob(store.db, fast))?.state !== 'done' && Date.now() < fastDeadline) await sleep(10);
+      expect((await findJob(store.db, fast))?.state).toBe('done');
+      expect((await effect(`effect:${fast}`))?.value).toBe('ok');
+      expect((await findJob(store.db, slow))?.state).toBe('queued');
+    } finally {
+      release();
+    }
+    const slowDeadline = Date.now() + 5_000;
+    while ((await findJob(store.db, slow))?.state !== 'done' && Date.now() < slowDeadline) await sleep(10);
+    expect((await effect(`effect:${slow}`))?.value).toBe('ok');
+  });
+});
 
 describe('retry schedule', () => {
   it('is computed in one place with bounded jitter', async () => {

@@ -1,0 +1,111 @@
+import pg from 'pg';
+
+/** A subscription to a wake-up channel; `connected` says whether wake-ups can arrive right now. */
+export interface WakeupListener {
+  readonly connected: boolean;
+  close(): Promise<void>;
+}
+
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 5_000;
+
+/**
+ * One dedicated connection that LISTENs on `channel` and calls `onWake` for each notification.
+ * When the connection drops it reconnects with backoff (100 ms doubling to 5 s), and calls
+ * `onWake` once connected again, since notifications sent meanwhile are lost.
+ */
+export class PgListener implements WakeupListener {
+  private client: pg.Client | undefined;
+  private closed = false;
+  private retryMs = RECONNECT_MIN_MS;
+  private timer: NodeJS.Timeout | undefined;
+  private live = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly channel: string,
+    private readonly onWake: () => void,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {
+    void this.connect();
+  }
+
+  get connected(): boolean {
+    return this.live;
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.url, keepAlive: true });
+    this.client = client;
+    let failed = false;
+    const drop = (err?: unknown) => {
+      if (failed) return;
+      failed = true;
+      this.live = false;
+      if (err !== undefined && !this.closed) this.onError(err);
+      client.removeAllListeners('notification');
+      void client.end().catch(() => undefined);
+      if (!this.closed) {
+        this.timer = setTimeout(() => void this.connect(), this.retryMs);
+        this.retryMs = Math.min(this.retryMs * 2, RECONNECT_MAX_MS);
+      }
+    };
+    client.on('error', drop);
+    client.on('end', () => drop());
+    client.on('notification', (msg) => {
+      if (msg.channel === this.channel) this.onWake();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${pg.escapeIdentifier(this.channel)}`);
+      if (this.closed || failed) return;
+      this.live = true;
+      this.retryMs = RECONNECT_MIN_MS;
+      // Whatever was notified while this connection was down is looked for now.
+      this.onWake();
+    } catch (err) {
+      drop(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.live = false;
+    clearTimeout(this.timer);
+    await this.client?.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Sends NOTIFY on a channel after commits, coalesced: at most one is in flight, and calls made
+ * meanwhile are covered by one more sent after it. A lost notification is harmless: listeners
+ * also poll, slowly.
+ */
+export class PgNotifier {
+  private inFlight = false;
+  private again = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly channel: string,
+  ) {}
+
+  notify(): void {
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
+    this.inFlight = true;
+    void this.pool
+      .query('SELECT pg_notify($1, \'\')', [this.channel])
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight = false;
+        if (this.again) {
+          this.again = false;
+          this.notify();
+        }
+      });
+  }
+}

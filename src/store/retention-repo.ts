@@ -1,0 +1,31 @@
+import { sql } from 'kysely';
+import { dbClockMs } from './jobs-repo.js';
+import type { Engine, Executor } from './store.js';
+
+/**
+ * Deletes up to `limit` finished jobs (done or failed) that finished more than `retentionMs` ago
+ * by the database's clock; returns how many. A finished job's run_at is when it finished, so the
+ * (state, run_at) index finds them. PostgreSQL skips rows another process is deleting.
+ */
+export async function deleteFinishedJobs(db: Executor, engine: Engine, retentionMs: number, limit: number): Promise<number> {
+  let old = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('state', 'in', ['done', 'failed'])
+    .where('run_at', '<', sql<number>`${dbClockMs(engine)} - ${retentionMs}`)
+    .limit(limit);
+  if (engine === 'postgres') old = old.modifyEnd(sql`for update skip locked`);
+  const r = await db.deleteFrom('jobs').where('id', 'in', old).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+/**
+ * Deletes up to `limit` webhook attempts whose id sorts before `beforeId`; returns how many.
+ * Attempt ids sort by creation time, so the primary key finds the old ones.
+ */
+export async function deleteAttemptsBefore(db: Executor, engine: Engine, beforeId: string, limit: number): Promise<number> {
+  let old = db.selectFrom('webhook_attempts').select('id').where('id', '<', beforeId).orderBy('id').limit(limit);
+  if (engine === 'postgres') old = old.modifyEnd(sql`for update skip locked`);
+  const r = await db.deleteFrom('webhook_attempts').where('id', 'in', old).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
