@@ -134,24 +134,25 @@ export class BeneficialOwnerService {
 
   /** Adds an owner to a business customer of the platform and counts it, in one transaction. */
   async create(platformId: string, input: NewBeneficialOwner): Promise<OwnerJson> {
-    const now = Date.now();
     const id = newId('BeneficialOwner');
-    const at = new Date(now).toISOString();
-    const body = renderOwner({
-      id,
-      customerId: input.customerId,
-      roles: input.roles,
-      ownershipPercentage: input.ownershipPercentage,
-      personalInfo: input.personalInfo,
-      kycStatus: 'UNVERIFIED',
-      createdAt: at,
-      updatedAt: at,
-    });
-    await this.store.transaction(async (trx) => {
-      if (!(await countNewOwner(trx, platformId, input.customerId))) throw new ValidationError([notABusinessCustomer()]);
+    return this.store.transaction(async (trx) => {
+      // The creation time is stamped under the customer's row lock, so owners show in commit order.
+      const now = await countNewOwner(trx, platformId, input.customerId, Date.now());
+      if (now === undefined) throw new ValidationError([notABusinessCustomer()]);
+      const at = new Date(now).toISOString();
+      const body = renderOwner({
+        id,
+        customerId: input.customerId,
+        roles: input.roles,
+        ownershipPercentage: input.ownershipPercentage,
+        personalInfo: input.personalInfo,
+        kycStatus: 'UNVERIFIED',
+        createdAt: at,
+        updatedAt: at,
+      });
       await insertOwner(trx, { customer_id: input.customerId, created_at: now, id, platform_id: platformId, updated_at: now, body });
+      return body;
     });
-    return body;
   }
 
   async get(platformId: string, id: string): Promise<OwnerJson> {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Services } from '../domain/services.js';
 import type { Logger } from '../logger.js';
 import { claimDueJobs, finishJob } from '../store/jobs-repo.js';
+import { assignListPositions, carryListPositions } from '../store/list-clock.js';
 import type { JobRow } from '../store/tables/jobs.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobHandler, JobResult } from './types.js';
@@ -177,11 +178,13 @@ export class Worker {
             await item.result.write?.(sp);
             if (finish.state === 'failed') await item.handler.gaveUp?.(sp, item.job, now);
             await sp.releaseSavepoint(`job${i}`).execute();
+            carryListPositions(sp, trx);
           } catch (err) {
             await sp.rollbackToSavepoint(`job${i}`).execute();
             failures[i] = err;
           }
         }
+        await assignListPositions(trx);
         await trx.commit().execute();
       } catch (err) {
         await trx.rollback().execute().catch(() => undefined);

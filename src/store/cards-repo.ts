@@ -1,14 +1,16 @@
 import { sql } from 'kysely';
 import type { Database } from './database.js';
 import { afterPosition, keysetPage } from './keyset.js';
+import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import type { Engine, Executor } from './store.js';
 import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
 
 export type CardTransactionView = CardTransactionRow & { platform_customer_id: string | null };
 
+/** Inserts a card, placed on the cards list when the transaction commits (see insertListed). */
 export async function insertCard(db: Executor, row: CardRow): Promise<void> {
-  await db.insertInto('cards').values(row).execute();
+  await insertListed(db, 'cards', row, (trx, r) => trx.insertInto('cards').values(r).execute());
 }
 
 /** A card of this platform; another platform's card is not found. */
@@ -22,8 +24,9 @@ export async function listCards(db: Executor, platformId: string, q: PageQuery, 
   return keysetPage<CardRow, Database, 'cards'>(base, q);
 }
 
+/** A transaction is inserted PENDING, off the list; it is placed on it (listAtCommit) when its authorization lands. */
 export async function insertCardTransaction(db: Executor, row: CardTransactionRow): Promise<void> {
-  await db.insertInto('card_transactions').values(row).execute();
+  await db.insertInto('card_transactions').values({ ...row, list_position: row.created_at }).execute();
 }
 
 /**
@@ -68,7 +71,7 @@ export async function listCardTransactions(
   if (cardId !== undefined) base = base.where('t.card_id', '=', cardId);
   let page = base.selectAll('t').select('c.platform_customer_id');
   if (q.after) page = page.where(afterPosition(q.after, 't'));
-  const rows = await page.orderBy('t.created_at').orderBy('t.id').limit(q.limit + 1).execute();
+  const rows = await page.orderBy('t.list_position').orderBy('t.id').limit(q.limit + 1).execute();
   const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
   return { rows, total: Number(total) };
 }

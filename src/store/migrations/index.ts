@@ -5,6 +5,7 @@ import { m003BeneficialOwners } from './003-beneficial-owners.js';
 import { m004Cards } from './004-cards.js';
 import { m005Webhooks } from './005-webhooks.js';
 import { m006PlatformConfig } from './006-platform-config.js';
+import { m009ListPositions } from './009-list-positions.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '004_cards': m004Cards,
   '005_webhooks': m005Webhooks,
   '006_platform_config': m006PlatformConfig,
+  '009_list_positions': m009ListPositions,
 };

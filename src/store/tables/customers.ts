@@ -10,7 +10,11 @@ export interface CustomerRow {
   data: string;
   /** Beneficial owners of this customer, kept in step with every insert so listing never counts rows. */
   owner_count: number;
+  /** The last owner's creation time, stamped under this row's lock (see countNewOwner); 0 for none. */
+  owner_clock?: number;
   created_at: number;
+  /** Place on the platform's lists, given at commit (store/list-clock.ts); inserts write the creation time until then. */
+  list_position?: number;
   updated_at: number;
 }
 
