@@ -3,7 +3,7 @@ export interface PlatformRow {
   id: string;
   name: string;
   created_at: number;
-  /** The last creation time stamped on the platform's lists (see store/list-clock.ts); 0 for none. */
+  /** The last position given on the platform's lists (see store/list-clock.ts); 0 for none. */
   list_clock?: number;
 }
 
