@@ -1,8 +1,15 @@
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { Executor, Trx } from './store.js';
 
 /** The tables whose rows a platform's lists show, ordered by (list_position, id). */
 export type ListedTable = 'customers' | 'cards' | 'card_transactions' | 'api_tokens' | 'webhook_events';
+
+/** Takes the platform's next position (see assignListPositions); no row for an unknown platform. */
+const nextPosition = (platformId: string, now: number) => sql<{ list_clock: number | string }>`
+  update platforms
+  set list_clock = case when list_clock >= ${now} then list_clock + 1 else ${now} end
+  where id = ${platformId}
+  returning list_clock`;
 
 /** Rows each open transaction (or savepoint) has put on a platform's lists, placed when it commits. */
 const pending = new WeakMap<Trx, Map<string, Map<ListedTable, string[]>>>();
@@ -45,16 +52,24 @@ export async function assignListPositions(trx: Trx, now = Date.now()): Promise<v
   const byPlatform = pending.get(trx);
   if (!byPlatform) return;
   pending.delete(trx);
+  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
   for (const platformId of [...byPlatform.keys()].sort()) {
-    const r = await sql<{ list_clock: number | string }>`
-      update platforms
-      set list_clock = case when list_clock >= ${now} then list_clock + 1 else ${now} end
-      where id = ${platformId}
-      returning list_clock`.execute(trx);
-    // A row of an unknown platform is on nobody's list.
+    const tables = [...byPlatform.get(platformId)!];
+    const clock = nextPosition(platformId, now);
+    if (postgres) {
+      // One round trip: the clock and every table's rows in one statement (a row of an unknown
+      // platform is on nobody's list, and keeps its provisional position).
+      const place = tables.map(
+        ([table, ids], i) =>
+          sql`${sql.raw(`placed_${i}`)} as (update ${sql.table(table)} set list_position = (select list_clock from clock) where id in (${sql.join(ids)}) and exists (select 1 from clock))`,
+      );
+      await sql`with clock as (${clock}), ${sql.join(place)} select 1`.execute(trx);
+      continue;
+    }
+    const r = await clock.execute(trx);
     if (r.rows[0] === undefined) continue;
     const position = Number(r.rows[0].list_clock);
-    for (const [table, ids] of byPlatform.get(platformId)!) {
+    for (const [table, ids] of tables) {
       await sql`update ${sql.table(table)} set list_position = ${position} where id in (${sql.join(ids)})`.execute(trx);
     }
   }
@@ -66,9 +81,10 @@ export async function moveListClockTo(db: Executor, platformId: string, position
 }
 
 /**
- * Inserts a row that a platform list shows, placed on the list when the transaction commits: in
- * `db` if it is a transaction (whose owner assigns positions before committing, as
- * Store.transaction does), otherwise in a transaction of its own.
+ * Inserts a row that a platform list shows. In `db` if it is a transaction (whose owner assigns
+ * positions before committing, as Store.transaction does), the row is placed when that commits;
+ * otherwise in a transaction of its own that takes the position first and inserts the row with it
+ * (one write of the row, the platform's lock held for the insert and the commit).
  */
 export async function insertListed<R extends { id: string; platform_id: string; created_at: number }>(
   db: Executor,
@@ -76,13 +92,14 @@ export async function insertListed<R extends { id: string; platform_id: string; 
   row: R,
   insert: (trx: Trx, row: R & { list_position: number }) => Promise<unknown>,
 ): Promise<void> {
-  const write = async (trx: Trx) => {
+  if (db.isTransaction) {
+    const trx = db as Trx;
     await insert(trx, { ...row, list_position: row.created_at });
     listAtCommit(trx, row.platform_id, table, row.id);
-  };
-  if (db.isTransaction) return write(db as Trx);
+    return;
+  }
   await db.transaction().execute(async (trx) => {
-    await write(trx);
-    await assignListPositions(trx);
+    const taken = (await nextPosition(row.platform_id, Date.now()).execute(trx)).rows[0];
+    await insert(trx, { ...row, list_position: taken === undefined ? row.created_at : Number(taken.list_clock) });
   });
 }
