@@ -5,6 +5,7 @@ import { newCustomerRow } from '../domain/customers.js';
 import { newId } from '../domain/ids.js';
 import { createPlatformWithToken } from '../domain/platforms.js';
 import { insertCustomers } from '../store/customers-repo.js';
+import { moveListClockTo } from '../store/list-clock.js';
 import { insertOwners } from '../store/owners-repo.js';
 import type { BeneficialOwnerRow } from '../store/tables/beneficial-owners.js';
 import type { CustomerRow } from '../store/tables/customers.js';
@@ -110,6 +111,7 @@ export const seedCommand: CliCommand = {
             now,
           );
           row.owner_count = perCustomer;
+          row.owner_clock = now;
           batch.push(row);
           if (sampleIds.length < 10) sampleIds.push(row.id);
         }
@@ -128,6 +130,8 @@ export const seedCommand: CliCommand = {
           }
           await insertOwners(trx, owners);
           done += owners.length;
+          // Rows created later through the API are stamped after these.
+          await moveListClockTo(trx, platformId, now);
         });
         progress(done);
       }

@@ -137,29 +137,30 @@ export class BeneficialOwnerService {
    * Unknown or foreign customer: not found; deleted: DeletedError; an individual: 400 on customerId.
    */
   async create(platformId: string, input: NewBeneficialOwner): Promise<OwnerJson> {
-    const now = Date.now();
     const id = newId('BeneficialOwner');
-    const at = new Date(now).toISOString();
-    const body = renderOwner({
-      id,
-      customerId: input.customerId,
-      roles: input.roles,
-      ownershipPercentage: input.ownershipPercentage,
-      personalInfo: input.personalInfo,
-      kycStatus: 'UNVERIFIED',
-      createdAt: at,
-      updatedAt: at,
-    });
-    await this.store.transaction(async (trx) => {
-      if (!(await countNewOwner(trx, platformId, input.customerId))) {
+    return this.store.transaction(async (trx) => {
+      // The creation time is stamped under the customer's row lock, so owners show in commit order.
+      const now = await countNewOwner(trx, platformId, input.customerId, Date.now());
+      if (now === undefined) {
         const customer = await findCustomer(trx, platformId, input.customerId);
         if (!customer) throw new NotFoundError('Customer', input.customerId);
         if (customer.is_deleted === 1) throw new DeletedError(`Customer ${input.customerId} has been deleted`);
         throw new ValidationError([notABusinessCustomer()]);
       }
+      const at = new Date(now).toISOString();
+      const body = renderOwner({
+        id,
+        customerId: input.customerId,
+        roles: input.roles,
+        ownershipPercentage: input.ownershipPercentage,
+        personalInfo: input.personalInfo,
+        kycStatus: 'UNVERIFIED',
+        createdAt: at,
+        updatedAt: at,
+      });
       await insertOwner(trx, { customer_id: input.customerId, created_at: now, id, platform_id: platformId, updated_at: now, body });
+      return body;
     });
-    return body;
   }
 
   /** The reference check alone, for a request whose other fields failed: reported with them in one 400. */

@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import type { Logger } from '../logger.js';
 import * as repo from '../store/cards-repo.js';
 import { enqueueJob } from '../store/jobs-repo.js';
+import { listAtCommit } from '../store/list-clock.js';
 import type { Engine, Store, Trx } from '../store/store.js';
 import type { CardOperationRow, CardTransactionRow } from '../store/tables/cards.js';
 import { applyOperation, project, SIMULATIONS, type Operation, type OperationKind, type SimulationName } from './card-transactions.js';
@@ -182,7 +183,10 @@ export async function landOperations(trx: Trx, engine: Engine, job: CardSimulati
     const accountId = current.account_id ?? (await accountOf(trx, row.platform_id, row.customer_id, row.currency, now)).id;
     current = { ...current, ...ledgerColumns(ledger), account_id: accountId, last_event_at: now, updated_at: now };
     // A transaction appears when its authorization lands; its creation time is that moment.
-    if (op.kind === 'AUTHORIZATION') current = { ...current, authorized_at: now, created_at: now };
+    if (op.kind === 'AUTHORIZATION') {
+      current = { ...current, authorized_at: now, created_at: now };
+      listAtCommit(trx, row.platform_id, 'card_transactions', row.id);
+    }
     await repo.finishCardOperation(trx, op.id, { status: 'LANDED', amount: op.amount, reason: null, processed_at: now });
     platformCustomerId ??= await repo.platformCustomerIdOf(trx, row.customer_id);
     await recordWebhookEvent(

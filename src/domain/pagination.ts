@@ -69,13 +69,13 @@ export class Cursors {
   }
 
   /** Builds a page from up to limit + 1 rows fetched in order. */
-  page<R extends { created_at: number; id: string }, T>(scope: string, q: PageQuery, rows: R[], totalCount: number, render: (row: R) => T): Page<T> {
+  page<R extends { list_position?: number | undefined; created_at: number; id: string }, T>(scope: string, q: PageQuery, rows: R[], totalCount: number, render: (row: R) => T): Page<T> {
     const hasMore = rows.length > q.limit;
     const kept = hasMore ? rows.slice(0, q.limit) : rows;
     const data = kept.map(render);
     if (!hasMore) return { data, hasMore, totalCount };
     const last = kept[kept.length - 1]!;
-    return { data, hasMore, nextCursor: this.encode(scope, { createdAt: last.created_at, id: last.id }), totalCount };
+    return { data, hasMore, nextCursor: this.encode(scope, { createdAt: last.list_position ?? last.created_at, id: last.id }), totalCount };
   }
 
   private mac(scope: string, payload: Buffer): Buffer {

@@ -1,5 +1,6 @@
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
+import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import type { Executor } from './store.js';
 import type { InternalAccountRow, LedgerEntryRow } from './tables/internal-accounts.js';
@@ -10,13 +11,15 @@ export interface AccountFilter {
   type?: string | undefined;
 }
 
-/** Inserts the account unless the customer already has one of that type and currency. */
+/** Inserts the account unless the customer already has one of that type and currency; placed on the accounts list at commit (see insertListed). */
 export async function insertAccountIfAbsent(db: Executor, row: InternalAccountRow): Promise<void> {
-  await db
-    .insertInto('internal_accounts')
-    .values(row)
-    .onConflict((oc) => oc.columns(['customer_id', 'type', 'currency']).doNothing())
-    .execute();
+  await insertListed(db, 'internal_accounts', row, (trx, r) =>
+    trx
+      .insertInto('internal_accounts')
+      .values(r)
+      .onConflict((oc) => oc.columns(['customer_id', 'type', 'currency']).doNothing())
+      .execute(),
+  );
 }
 
 export async function findAccountOf(db: Executor, customerId: string, type: string, currency: string): Promise<InternalAccountRow | undefined> {

@@ -1,14 +1,16 @@
 import { sql } from 'kysely';
 import type { Database } from './database.js';
 import { afterPosition, keysetOrder, keysetPage } from './keyset.js';
+import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import type { Engine, Executor } from './store.js';
 import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
 
 export type CardTransactionView = CardTransactionRow & { platform_customer_id: string };
 
+/** Inserts a card, placed on the cards list when the transaction commits (see insertListed). */
 export async function insertCard(db: Executor, row: CardRow): Promise<void> {
-  await db.insertInto('cards').values(row).execute();
+  await insertListed(db, 'cards', row, (trx, r) => trx.insertInto('cards').values(r).execute());
 }
 
 /** A card of this platform; another platform's card is not found. */
@@ -40,8 +42,9 @@ export async function listCards(db: Executor, engine: Engine, platformId: string
   return keysetPage<CardRow, Database, 'cards'>(base, q);
 }
 
+/** A transaction is inserted PENDING, off the list; it is placed on it (listAtCommit) when its authorization lands. */
 export async function insertCardTransaction(db: Executor, row: CardTransactionRow): Promise<void> {
-  await db.insertInto('card_transactions').values(row).execute();
+  await db.insertInto('card_transactions').values({ ...row, list_position: row.created_at }).execute();
 }
 
 /**

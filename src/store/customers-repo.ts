@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
+import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import type { Executor } from './store.js';
 import type { CustomerRow, CustomerType } from './tables/customers.js';
@@ -25,18 +26,26 @@ export type CustomerClash = 'platformCustomerId' | 'umaAddress';
 
 /**
  * Inserts a customer unless an active one of the platform already has its platformCustomerId or
- * UMA address (the unique indexes decide, so concurrent inserts cannot both win). ON CONFLICT DO
- * NOTHING keeps a caller's transaction usable on PostgreSQL; the clash is then named by a read.
+ * UMA address (the unique indexes decide, so concurrent inserts cannot both win), placed on the
+ * customers list when the transaction commits (see insertListed). ON CONFLICT DO NOTHING keeps a
+ * caller's transaction usable on PostgreSQL; the clash is then named by a read.
  */
 export async function insertCustomer(db: Executor, row: CustomerRow): Promise<CustomerClash | undefined> {
-  const r = await db.insertInto('customers').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
-  if (Number(r.numInsertedOrUpdatedRows ?? 0) > 0) return undefined;
+  let inserted = false;
+  await insertListed(db, 'customers', row, async (trx, r) => {
+    const res = await trx.insertInto('customers').values(r).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    inserted = Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+  });
+  if (inserted) return undefined;
   return (await activeClash(db, row.platform_id, row.id, { platformCustomerId: row.platform_customer_id })) ?? 'umaAddress';
 }
 
-/** Many customers in one statement; the caller chooses the batch size and the transaction. */
+/**
+ * Many customers in one statement; the caller chooses the batch size and the transaction. Their
+ * list position is their creation time: for bulk loads (seeding), not for concurrent writers.
+ */
 export async function insertCustomers(db: Executor, rows: CustomerRow[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('customers').values(rows).execute();
+  if (rows.length > 0) await db.insertInto('customers').values(rows.map((r) => ({ ...r, list_position: r.created_at }))).execute();
 }
 
 /** A customer of this platform, deleted or not; another platform's customer is not found. */
@@ -95,16 +104,24 @@ export async function listCustomers(db: Executor, platformId: string, q: PageQue
 
 /**
  * Counts one more owner on an active business customer of this platform, inside the caller's
- * transaction. False when there is no such customer (nothing is changed then).
+ * transaction, and stamps the new owner's creation time: `now`, or one past the customer's last
+ * owner's when that is not earlier. The stamp is taken under the customer row's lock, held until
+ * the caller's transaction ends, so a customer's owners become visible in the order of their
+ * creation time and a client following the owner list's `nextCursor` never passes an owner that
+ * commits later. Undefined when there is no such customer (nothing is changed then).
  */
-export async function countNewOwner(trx: Executor, platformId: string, customerId: string): Promise<boolean> {
+export async function countNewOwner(trx: Executor, platformId: string, customerId: string, now: number): Promise<number | undefined> {
   const r = await trx
     .updateTable('customers')
-    .set((eb) => ({ owner_count: eb('owner_count', '+', 1) }))
+    .set((eb) => ({
+      owner_count: eb('owner_count', '+', 1),
+      owner_clock: sql<number>`case when owner_clock >= ${now} then owner_clock + 1 else ${now} end`,
+    }))
     .where('id', '=', customerId)
     .where('platform_id', '=', platformId)
     .where('customer_type', '=', 'BUSINESS')
     .where('is_deleted', '=', 0)
+    .returning('owner_clock')
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  return r === undefined ? undefined : Number(r.owner_clock);
 }

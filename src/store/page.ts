@@ -1,4 +1,8 @@
-/** Where a page ends in (creation time, id) order. */
+/**
+ * Where a page ends in (position, id) order. The position is a time in milliseconds: an owner's
+ * creation time (stamped in commit order per customer), or a row's `list_position` (given at
+ * commit per platform) on the other lists.
+ */
 export interface Position {
   createdAt: number;
   id: string;

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './database.js';
+import { assignListPositions } from './list-clock.js';
 
 type Db = Kysely<Database>;
 type Trx = Transaction<Database>;
@@ -17,7 +18,8 @@ export function scopedTransaction(): Trx | undefined {
 /**
  * Runs `fn` in a transaction. Inside another scoped transaction it joins that one (so an outer
  * caller, e.g. the idempotency record of a request, commits or rolls back with the work);
- * otherwise it opens one on `db` and scopes it to `fn`'s async context.
+ * otherwise it opens one on `db` and scopes it to `fn`'s async context. Rows the transaction put
+ * on a platform's lists get their positions last, just before the commit.
  */
 export async function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
   const open = scope.getStore();
@@ -25,7 +27,11 @@ export async function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Pr
   let opened: Trx | undefined;
   const result = await db.transaction().execute((trx) => {
     opened = trx;
-    return scope.run(trx, () => fn(trx));
+    return scope.run(trx, async () => {
+      const result = await fn(trx);
+      await assignListPositions(trx);
+      return result;
+    });
   });
   runCommitted(opened!);
   return result;
@@ -65,6 +71,7 @@ export async function holdTransaction(db: Db): Promise<HeldTransaction> {
     trx,
     run: (fn) => scope.run(trx, fn),
     commit: async () => {
+      await scope.run(trx, () => assignListPositions(trx));
       await trx.commit().execute();
       runCommitted(trx);
     },

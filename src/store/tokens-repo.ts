@@ -1,5 +1,6 @@
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
+import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import { PreparedRead } from './prepared.js';
 import type { Executor, Store } from './store.js';
@@ -9,8 +10,9 @@ export async function insertPlatform(db: Executor, row: { id: string; name: stri
   await db.insertInto('platforms').values(row).execute();
 }
 
+/** Inserts a token, placed on the tokens list when the transaction commits (see insertListed). */
 export async function insertToken(db: Executor, row: ApiTokenRow): Promise<void> {
-  await db.insertInto('api_tokens').values(row).execute();
+  await insertListed(db, 'api_tokens', row, (trx, r) => trx.insertInto('api_tokens').values(r).execute());
 }
 
 /** The hot path of every request: one primary-key read, compiled once. */

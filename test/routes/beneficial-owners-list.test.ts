@@ -36,11 +36,13 @@ describeEachEngine('list beneficial owners', (t) => {
   it('walks 1,000 owners with random limits while others are inserted, each existing owner exactly once and in order', async () => {
     const customerId = await createBusiness(t.caller);
     const input = ownerInput(customerId);
-    const existing: string[] = [];
+    const created: Owner[] = [];
     for (let i = 0; i < 1000; i += 50) {
       const batch = await Promise.all(Array.from({ length: 50 }, () => t.services.beneficialOwners.create(t.caller.platformId, input)));
-      existing.push(...batch.map((json) => (JSON.parse(json) as Owner).id));
+      created.push(...batch.map((json) => JSON.parse(json) as Owner));
     }
+    // Concurrent creations are placed in the order they commit, which their answers' (createdAt, id) tell.
+    const existing = created.sort(byPosition).map((o) => o.id);
     let inserting = true;
     let inserted = 0;
     const writer = (async () => {

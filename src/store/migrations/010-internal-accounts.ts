@@ -21,13 +21,15 @@ export const m010InternalAccounts: MigrationFactory = () => ({
       .addColumn('total_balance', 'bigint', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      // Place on the platform's lists, given at commit like the other listed tables (009).
+      .addColumn('list_position', 'bigint', (c) => c.notNull().defaultTo(0))
       .addUniqueConstraint('internal_accounts_customer_kind', ['customer_id', 'type', 'currency'])
       .execute();
-    await db.schema.createIndex('internal_accounts_platform_page').on('internal_accounts').columns(['platform_id', 'created_at', 'id']).execute();
+    await db.schema.createIndex('internal_accounts_platform_page').on('internal_accounts').columns(['platform_id', 'list_position', 'id']).execute();
     await db.schema
       .createIndex('internal_accounts_customer_page')
       .on('internal_accounts')
-      .columns(['platform_id', 'customer_id', 'created_at', 'id'])
+      .columns(['platform_id', 'customer_id', 'list_position', 'id'])
       .execute();
 
     await db.schema
@@ -46,8 +48,8 @@ export const m010InternalAccounts: MigrationFactory = () => ({
     await db.schema.alterTable('card_transactions').addColumn('account_id', 'text').execute();
 
     const now = Date.now();
-    await sql`insert into internal_accounts (id, platform_id, customer_id, type, status, currency, available_balance, total_balance, created_at, updated_at)
-      select 'InternalAccount:' || substr(id, 10), platform_id, id, 'INTERNAL_FIAT', 'ACTIVE', 'USD', 0, 0, created_at, created_at from customers`.execute(db);
+    await sql`insert into internal_accounts (id, platform_id, customer_id, type, status, currency, available_balance, total_balance, created_at, updated_at, list_position)
+      select 'InternalAccount:' || substr(id, 10), platform_id, id, 'INTERNAL_FIAT', 'ACTIVE', 'USD', 0, 0, created_at, created_at, list_position from customers`.execute(db);
     await sql`update card_transactions set account_id = (
       select a.id from internal_accounts a where a.customer_id = card_transactions.customer_id and a.type = 'INTERNAL_FIAT' and a.currency = card_transactions.currency)`.execute(db);
     await sql`insert into ledger_entries (id, platform_id, account_id, kind, amount, card_transaction_id, card_operation_id, created_at)

@@ -7,6 +7,7 @@ import { m005Webhooks } from './005-webhooks.js';
 import { m006PlatformConfig } from './006-platform-config.js';
 import { m007IdempotencyKeys } from './007-idempotency-keys.js';
 import { m008CustomersGrid } from './008-customers-grid.js';
+import { m009ListPositions } from './009-list-positions.js';
 import { m010InternalAccounts } from './010-internal-accounts.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
@@ -19,5 +20,6 @@ export const migrations: Record<string, MigrationFactory> = {
   '006_platform_config': m006PlatformConfig,
   '007_idempotency_keys': m007IdempotencyKeys,
   '008_customers_grid': m008CustomersGrid,
+  '009_list_positions': m009ListPositions,
   '010_internal_accounts': m010InternalAccounts,
 };

@@ -14,6 +14,8 @@ export interface CardRow {
   /** JSON array of internal account ids, in priority order. */
   funding_sources: string;
   created_at: number;
+  /** Place on the platform's lists, given at commit (store/list-clock.ts); inserts write the creation time until then. */
+  list_position?: number;
   updated_at: number;
 }
 
@@ -46,6 +48,8 @@ export interface CardTransactionRow {
   authorized_at: number | null;
   last_event_at: number | null;
   created_at: number;
+  /** Place on the platform's lists, given at commit (store/list-clock.ts); inserts write the creation time until then. */
+  list_position?: number;
   updated_at: number;
 }
 

@@ -17,7 +17,11 @@ export interface CustomerRow {
   /** The region and currencies of `data` again, for list filters; currency_list is ",USD,USDC," or "". */
   region: string | null;
   currency_list: string;
+  /** The last owner's creation time, stamped under this row's lock (see countNewOwner); 0 for none. */
+  owner_clock?: number;
   created_at: number;
+  /** Place on the platform's lists, given at commit (store/list-clock.ts); inserts write the creation time until then. */
+  list_position?: number;
   updated_at: number;
 }
 

@@ -3,6 +3,8 @@ export interface PlatformRow {
   id: string;
   name: string;
   created_at: number;
+  /** The last position given on the platform's lists (see store/list-clock.ts); 0 for none. */
+  list_clock?: number;
 }
 
 export interface ApiTokenRow {
@@ -13,6 +15,8 @@ export interface ApiTokenRow {
   environment: 'sandbox' | 'production';
   secret_hash: string;
   created_at: number;
+  /** Place on the platform's lists, given at commit (store/list-clock.ts); inserts write the creation time until then. */
+  list_position?: number;
   updated_at: number;
   revoked_at: number | null;
 }

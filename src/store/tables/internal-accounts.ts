@@ -15,6 +15,8 @@ export interface InternalAccountRow {
   total_balance: number;
   created_at: number;
   updated_at: number;
+  /** Place on the platform's lists, given at commit (store/list-clock.ts). */
+  list_position?: number;
 }
 
 /**

@@ -8,6 +8,8 @@ export interface WebhookEventRow {
   body: string;
   delivery_state: DeliveryState;
   created_at: number;
+  /** Place on the platform's lists, given at commit (store/list-clock.ts); inserts write the creation time until then. */
+  list_position?: number;
   updated_at: number;
 }
 
