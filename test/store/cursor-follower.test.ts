@@ -93,7 +93,7 @@ for (const engine of ENGINES) {
       const lists = {
         owners: new Follower((q) => call('GET', q), `/beneficial-owners?customerId=${business}`),
         customers: new Follower((q) => call('GET', q), '/customers'),
-        transactions: new Follower((q) => call('GET', q), '/transactions'),
+        transactions: new Follower((q) => call('GET', q), '/transactions?sortOrder=asc' /* the guarantee is for ascending order; the default is newest first */),
         webhookEvents: new Follower((q) => call('GET', q), '/webhook-events'),
       };
       let writing = true;
