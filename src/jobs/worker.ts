@@ -7,7 +7,7 @@ import { claimDueJobs, finishJob, JOBS_WAKEUP_CHANNEL, msUntilNextDue } from '..
 import { deleteAttemptsBefore, deleteFinishedJobs } from '../store/retention-repo.js';
 import type { WakeupListener } from '../store/pg-wakeups.js';
 import type { Engine } from '../store/store.js';
-import { assignListPositions, carryListPositions } from '../store/list-clock.js';
+import { carryToTransaction, finishBeforeCommit } from '../store/commit-hooks.js';
 import type { JobRow } from '../store/tables/jobs.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobHandler, JobResult } from './types.js';
@@ -285,13 +285,13 @@ export class Worker {
             await item.result.write?.(sp);
             if (finish.state === 'failed') await item.handler.gaveUp?.(sp, item.job, now);
             await sp.releaseSavepoint(`job${i}`).execute();
-            carryListPositions(sp, trx);
+            carryToTransaction(sp, trx);
           } catch (err) {
             await sp.rollbackToSavepoint(`job${i}`).execute();
             failures[i] = err;
           }
         }
-        await assignListPositions(trx);
+        await finishBeforeCommit(trx);
         await trx.commit().execute();
       } catch (err) {
         await trx.rollback().execute().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './database.js';
-import { assignListPositions } from './list-clock.js';
+import { finishBeforeCommit } from './commit-hooks.js';
 
 type Db = Kysely<Database>;
 type Trx = Transaction<Database>;
@@ -18,8 +18,8 @@ export function scopedTransaction(): Trx | undefined {
 /**
  * Runs `fn` in a transaction. Inside another scoped transaction it joins that one (so an outer
  * caller, e.g. the idempotency record of a request, commits or rolls back with the work);
- * otherwise it opens one on `db` and scopes it to `fn`'s async context. Rows the transaction put
- * on a platform's lists get their positions last, just before the commit.
+ * otherwise it opens one on `db` and scopes it to `fn`'s async context. Its before-commit hooks run
+ * last, then the rows it put on a platform's lists get their positions, just before the commit.
  */
 export async function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
   const open = scope.getStore();
@@ -29,7 +29,7 @@ export async function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Pr
     opened = trx;
     return scope.run(trx, async () => {
       const result = await fn(trx);
-      await assignListPositions(trx);
+      await finishBeforeCommit(trx);
       return result;
     });
   });
@@ -71,7 +71,7 @@ export async function holdTransaction(db: Db): Promise<HeldTransaction> {
     trx,
     run: (fn) => scope.run(trx, fn),
     commit: async () => {
-      await scope.run(trx, () => assignListPositions(trx));
+      await scope.run(trx, () => finishBeforeCommit(trx));
       await trx.commit().execute();
       runCommitted(trx);
     },
