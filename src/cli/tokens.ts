@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { createPlatform } from '../domain/platforms.js';
+import { createPlatform, environmentScope } from '../domain/platforms.js';
 import { PERMISSIONS, renderToken, type Environment } from '../domain/tokens.js';
-import { listAllTokens } from '../store/tokens-repo.js';
+import { firstSandboxPlatform, listAllTokens } from '../store/tokens-repo.js';
 import type { CliCommand } from './main.js';
 import { withServices } from './open.js';
 
@@ -31,7 +31,13 @@ export const tokensCommand: CliCommand = {
       }
       const environment = values.env as Environment;
       return withServices(async ({ store, tokens }) => {
-        const platformId = values.platform ?? (await firstPlatform(store.db)) ?? (await createPlatform(store, 'Sandbox platform'));
+        const named = values.platform ?? (await firstSandboxPlatform(store.db)) ?? (await createPlatform(store, 'Sandbox platform'));
+        // The token lives in the scope of its environment: a production token never reaches sandbox data.
+        const platformId = await environmentScope(store, named, environment);
+        if (platformId === undefined) {
+          process.stderr.write(`No platform ${named}\n`);
+          return 1;
+        }
         const token = await tokens.create(platformId, {
           name: values.name ?? `CLI ${environment} token`,
           permissions: [...PERMISSIONS],
@@ -40,7 +46,7 @@ export const tokensCommand: CliCommand = {
         if (values.json) process.stdout.write(`${JSON.stringify({ ...token, platformId })}\n`);
         else
           process.stdout.write(
-            `Created ${environment} token for ${platformId}\n  Token id:      ${token.id}\n  Client id:     ${token.clientId}\n  Client secret: ${token.clientSecret}  (shown once)\n`,
+            `Created ${environment} token for ${platformId}${platformId === named ? '' : ` (the ${environment} scope of ${named})`}\n  Token id:      ${token.id}\n  Client id:     ${token.clientId}\n  Client secret: ${token.clientSecret}  (shown once)\n`,
           );
         return 0;
       });
@@ -69,8 +75,3 @@ export const tokensCommand: CliCommand = {
     return 2;
   },
 };
-
-async function firstPlatform(db: import('../store/store.js').Db): Promise<string | undefined> {
-  const row = await db.selectFrom('platforms').select('id').orderBy('created_at').limit(1).executeTakeFirst();
-  return row?.id;
-}

@@ -152,6 +152,12 @@ export class PlatformConfigService {
     return render(await this.load(platformId), Date.now());
   }
 
+  /** The configuration without the signing secret, for tokens that may not manage it (whoever holds it can forge deliveries). */
+  async getWithoutSecret(platformId: string): Promise<Omit<PlatformConfig, 'webhookSecret'>> {
+    const { webhookSecret: _secret, ...rest } = await this.get(platformId);
+    return rest;
+  }
+
   /**
    * Applies the fields given; the rest stay as they are. `supportedCurrencies` replaces the list,
    * the settings objects merge field by field, `feeConfigs` upserts by (feeType, sourceCurrency),

@@ -1,4 +1,5 @@
 import { SECRET_ROTATION_WINDOW_MS } from '../domain/platform-config.js';
+import { permissionRank } from '../domain/tokens.js';
 import { errorResponses } from '../schemas/common.js';
 import { PlatformConfigSchema, UpdateConfigBody } from '../schemas/platform-config.js';
 import type { RouteModule } from './types.js';
@@ -9,8 +10,19 @@ const windowHours = SECRET_ROTATION_WINDOW_MS / 3_600_000;
 export const configRoutes: RouteModule = (app, { platformConfig }) => {
   app.get(
     '/config',
-    { config: { permission: 'VIEW' }, schema: { tags, summary: 'Get platform configuration', response: { 200: PlatformConfigSchema, ...errorResponses() } } },
-    async (request) => platformConfig.get(request.principal.platformId),
+    {
+      config: { permission: 'VIEW' },
+      schema: {
+        tags,
+        summary: 'Get platform configuration',
+        description: 'The configuration of the token\'s environment. webhookSecret is shown only to MANAGE tokens; VIEW and TRANSACT tokens see the rest.',
+        response: { 200: PlatformConfigSchema, ...errorResponses() },
+      },
+    },
+    async (request) =>
+      permissionRank(request.principal.permission) >= permissionRank('MANAGE')
+        ? platformConfig.get(request.principal.platformId)
+        : platformConfig.getWithoutSecret(request.principal.platformId),
   );
 
   app.patch(

@@ -122,11 +122,14 @@ export const PlatformConfigSchema = Type.Object(
     embeddedWalletConfig: Type.Optional(EmbeddedWalletConfigSchema),
     cardTokenization2faConfig: Type.Optional(CardTokenization2faConfigSchema),
     feeConfigs: Type.Array(FeeConfigSchema, { description: 'Every active fee config' }),
-    webhookSecret: Type.String({
-      description:
-        'Standard Webhooks signing secret (`whsec_` + base64), an extension of this service. Verify deliveries with it, e.g. `new Webhook(secret).verify(body, headers)` from the standardwebhooks package.',
-      examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
-    }),
+    webhookSecret: Type.Optional(
+      Type.String({
+        description:
+          'Standard Webhooks signing secret (`whsec_` + base64), an extension of this service. Verify deliveries with it, e.g. `new Webhook(secret).verify(body, headers)` from the standardwebhooks package. ' +
+          'Shown only to MANAGE tokens: GET /config leaves it out for VIEW and TRANSACT tokens.',
+        examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      }),
+    ),
     previousWebhookSecretExpiresAt: Type.Optional(
       Type.String({ format: 'date-time', description: 'Present during a rotation window: until then deliveries also carry a signature made with the previous secret' }),
     ),

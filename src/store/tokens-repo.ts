@@ -10,6 +10,28 @@ export async function insertPlatform(db: Executor, row: { id: string; name: stri
   await db.insertInto('platforms').values(row).execute();
 }
 
+export async function findPlatform(db: Executor, id: string): Promise<{ id: string; name: string; sandbox_platform_id: string | null } | undefined> {
+  const row = await db.selectFrom('platforms').select(['id', 'name', 'sandbox_platform_id']).where('id', '=', id).executeTakeFirst();
+  return row && { ...row, sandbox_platform_id: row.sandbox_platform_id ?? null };
+}
+
+/** The production scope of a sandbox platform, if it has one yet. */
+export async function findProductionScope(db: Executor, sandboxPlatformId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('platforms').select('id').where('sandbox_platform_id', '=', sandboxPlatformId).executeTakeFirst();
+  return row?.id;
+}
+
+/** Inserts a production scope unless the platform has one already (processes racing here agree on the first). */
+export async function insertProductionScopeIfMissing(db: Executor, row: { id: string; name: string; created_at: number; sandbox_platform_id: string }): Promise<void> {
+  await db.insertInto('platforms').values(row).onConflict((oc) => oc.column('sandbox_platform_id').doNothing()).execute();
+}
+
+/** The first sandbox platform made, if any. */
+export async function firstSandboxPlatform(db: Executor): Promise<string | undefined> {
+  const row = await db.selectFrom('platforms').select('id').where('sandbox_platform_id', 'is', null).orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
+}
+
 /** Inserts a token, placed on the tokens list when the transaction commits (see insertListed). */
 export async function insertToken(db: Executor, row: ApiTokenRow): Promise<void> {
   await insertListed(db, 'api_tokens', row, (trx, r) => trx.insertInto('api_tokens').values(r).execute());

@@ -2,9 +2,9 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createPlatformWithToken } from '../../src/domain/platforms.js';
+import { createPlatformWithToken, environmentScope } from '../../src/domain/platforms.js';
 import { openServices, type Services } from '../../src/domain/services.js';
-import type { Environment } from '../../src/domain/tokens.js';
+import { PERMISSIONS, type CreatedApiToken, type Environment } from '../../src/domain/tokens.js';
 import { WebhookTargetPolicy } from '../../src/domain/webhook-targets.js';
 import { WebhookSender } from '../../src/jobs/webhook-sender.js';
 import { createTestDatabase, ENGINES, type EngineName, type TestDatabase } from './engines.js';
@@ -12,6 +12,7 @@ import { createTestDatabase, ENGINES, type EngineName, type TestDatabase } from 
 export const BASE = '/2025-10-13';
 
 export interface Caller {
+  /** The data scope the token reaches: the platform for a sandbox token, its production scope for a production one. */
   platformId: string;
   tokenId: string;
   clientId: string;
@@ -29,8 +30,11 @@ export interface TestApp {
   app: FastifyInstance;
   /** A platform with a full-permission sandbox token, created for the file. */
   caller: Caller;
-  /** Creates another platform (tenant) with its own token. */
-  newCaller(environment?: Environment): Promise<Caller>;
+  /**
+   * Creates another platform (tenant) with a full-permission token of `environment`; or, given
+   * `of`, a token of `environment` for the platform `of` belongs to (its scope of that environment).
+   */
+  newCaller(environment?: Environment, of?: Caller): Promise<Caller>;
 }
 
 export function basicAuth(clientId: string, secret: string): string {
@@ -53,7 +57,7 @@ export function describeEachEngine(name: string, body: (t: TestApp) => void, env
         sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, targets: WebhookTargetPolicy.forServer(config) });
         t.services = await openServices(config, sender.send);
         t.app = await buildApp(t.services);
-        t.newCaller = (environment: Environment = 'sandbox') => newCaller(t, environment);
+        t.newCaller = (environment: Environment = 'sandbox', of?: Caller) => newCaller(t, environment, of);
         t.caller = await t.newCaller();
       });
       afterAll(async () => {
@@ -72,8 +76,15 @@ export function engineAvailable(engine: EngineName): boolean {
   return engine === 'sqlite' || inject('pgAvailable');
 }
 
-async function newCaller(t: TestApp, environment: Environment): Promise<Caller> {
-  const { platformId, token } = await createPlatformWithToken(t.services.store, t.services.tokens, `Test platform ${Date.now()}`, environment);
+async function newCaller(t: TestApp, environment: Environment, of?: Caller): Promise<Caller> {
+  let platformId: string;
+  let token: CreatedApiToken;
+  if (of) {
+    platformId = (await environmentScope(t.services.store, of.platformId, environment))!;
+    token = await t.services.tokens.create(platformId, { name: `Test ${environment} token`, permissions: [...PERMISSIONS], environment });
+  } else {
+    ({ platformId, token } = await createPlatformWithToken(t.services.store, t.services.tokens, `Test platform ${Date.now()}`, environment));
+  }
   const auth = basicAuth(token.clientId, token.clientSecret);
   return {
     platformId,

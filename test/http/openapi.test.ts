@@ -201,7 +201,11 @@ describeEachEngine('OpenAPI document', (t) => {
     }
     expect(doc.webhooks['test-webhook'].post.requestBody.content['application/json'].schema.properties.type).toMatchObject({ const: 'TEST' });
     const config = doc.paths['/config'];
-    expect(config.get.responses['200'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['webhookPublicKey', 'webhookSecret', 'supportedCurrencies', 'feeConfigs']));
+    const configSchema = config.get.responses['200'].content['application/json'].schema;
+    expect(configSchema.required).toEqual(expect.arrayContaining(['webhookPublicKey', 'supportedCurrencies', 'feeConfigs']));
+    // Left out for VIEW and TRANSACT tokens, and the document says so.
+    expect(configSchema.required).not.toContain('webhookSecret');
+    expect(configSchema.properties.webhookSecret.description).toMatch(/only to MANAGE tokens/);
     expect(Object.keys(config.patch.requestBody.content['application/json'].schema.properties).sort()).toEqual(
       ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
     );

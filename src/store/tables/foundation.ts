@@ -5,6 +5,11 @@ export interface PlatformRow {
   created_at: number;
   /** The last position given on the platform's lists (see store/list-clock.ts); 0 for none. */
   list_clock?: number;
+  /**
+   * Set on a production scope: the sandbox platform it is the production environment of. Each
+   * (platform, environment) is one data scope; the sandbox scope is the platform's own row.
+   */
+  sandbox_platform_id?: string | null;
 }
 
 export interface ApiTokenRow {
