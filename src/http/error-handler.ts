@@ -16,6 +16,7 @@ import {
   WebhookEndpointNotSetError,
 } from '../domain/errors.js';
 import { ApiError, routeNotFound } from './api-error.js';
+import { inRequestTransaction } from './idempotency.js';
 import type { ErrorCode } from './error-catalogue.js';
 import { fieldErrorsFromAjv } from './validation.js';
 
@@ -103,7 +104,7 @@ async function withReferenceErrors(apiError: ApiError, request: FastifyRequest):
   if (!references || request.principal === undefined || apiError.code !== 'INVALID_INPUT') return apiError;
   let found: FieldError[];
   try {
-    found = await references(request);
+    found = await inRequestTransaction(request, () => references(request));
   } catch {
     return apiError;
   }

@@ -42,6 +42,17 @@ export function registerIdempotency(app: FastifyInstance, keys: IdempotencyKeys)
   });
 }
 
+/**
+ * Runs `fn` inside the request's held transaction when it carries an Idempotency-Key (else as it
+ * is): work done for the request outside its handler, e.g. the error handler's reference checks,
+ * must not wait for a connection the request itself holds (SQLite has one writer; a PostgreSQL
+ * pool would drain).
+ */
+export function inRequestTransaction<T>(request: FastifyRequest, fn: () => T): T {
+  const attempt = keyed.get(request)?.attempt;
+  return attempt ? attempt.run(fn) : fn();
+}
+
 /** Every authenticated POST and PATCH. */
 export function takesIdempotencyKey(route: { method: string | string[]; config?: { public?: boolean } }): boolean {
   return !route.config?.public && [route.method].flat().some((m) => METHODS.includes(m));

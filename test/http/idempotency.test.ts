@@ -58,6 +58,21 @@ describeEachEngine('Idempotency-Key', (t) => {
     expect(await countCustomers(caller, input.businessInfo.legalName)).toBe(2);
   });
 
+  it('answers a keyed request that fails validation with its reference checks too, without waiting on its own held transaction', async () => {
+    const caller = await t.newCaller();
+    const body = { cardholderId: 'Customer:019542f5-b3e7-7d02-8000-00000000dead', form: 'PLASTIC' };
+    // The error handler's reference check runs in the request's held transaction: on SQLite's one
+    // write connection it used to wait for that transaction, which waited for the answer.
+    const res = await Promise.race([
+      caller.req('POST', '/cards', body, key(newKey())),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 5 s')), 5_000)),
+    ]);
+    expectError(res, 400, 'INVALID_INPUT');
+    expect(res.json().details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['cardholderId', 'form']);
+    // The connection is free: the next write goes through.
+    expect((await caller.req('POST', '/customers', customerInput(), key(newKey()))).statusCode).toBe(201);
+  });
+
   it('replays a created token (its secret included) and creates it once', async () => {
     const caller = await t.newCaller();
     const first = await sendTwice(caller, 'POST', '/tokens', { name: 'idempotent token', permissions: ['VIEW'] });
