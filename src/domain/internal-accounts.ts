@@ -133,7 +133,7 @@ export class InternalAccountService {
       if (!row) throw new NotFoundError('InternalAccount', accountId);
       return post(trx, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] });
     });
-    this.jobSignal.emit('enqueued');
+    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
     return account;
   }
 
