@@ -14,6 +14,12 @@ import type { JobHandler, JobResult } from './types.js';
 
 class LeaseLost extends Error {}
 
+/** PostgreSQL's deadlock and serialization failures: the statement may simply be tried again. */
+function isLockConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 interface PendingCommit {
   job: JobRow;
   handler: JobHandler;
@@ -278,17 +284,25 @@ export class Worker {
       const trx = await this.services.store.db.startTransaction().execute();
       try {
         for (const [i, item] of batch.entries()) {
-          const sp = await trx.savepoint(`job${i}`).execute();
-          try {
-            const finish = this.finishing(item);
-            if (!(await finishJob(sp, engine, finish))) throw new LeaseLost();
-            await item.result.write?.(sp);
-            if (finish.state === 'failed') await item.handler.gaveUp?.(sp, item.job, now);
-            await sp.releaseSavepoint(`job${i}`).execute();
-            carryToTransaction(sp, trx);
-          } catch (err) {
-            await sp.rollbackToSavepoint(`job${i}`).execute();
-            failures[i] = err;
+          // PostgreSQL's lanes commit concurrently and a job's write locks rows (an account) until
+          // the commit, so two lanes can deadlock; the victim's savepoint is undone (its locks go with
+          // it) and the job is written again at once rather than spending an attempt and a backoff.
+          for (let tries = 1; ; tries++) {
+            const sp = await trx.savepoint(`job${i}`).execute();
+            try {
+              const finish = this.finishing(item);
+              if (!(await finishJob(sp, engine, finish))) throw new LeaseLost();
+              await item.result.write?.(sp);
+              if (finish.state === 'failed') await item.handler.gaveUp?.(sp, item.job, now);
+              await sp.releaseSavepoint(`job${i}`).execute();
+              carryToTransaction(sp, trx);
+              break;
+            } catch (err) {
+              await sp.rollbackToSavepoint(`job${i}`).execute();
+              if (tries < 3 && isLockConflict(err)) continue;
+              failures[i] = err;
+              break;
+            }
           }
         }
         await finishBeforeCommit(trx);
