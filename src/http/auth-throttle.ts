@@ -1,3 +1,5 @@
+import { FixedWindowCounts } from './fixed-window.js';
+
 /**
  * Failed-authentication throttle, per client id and per address, kept in each process's memory.
  *
@@ -12,55 +14,37 @@ export interface ThrottleVerdict {
   retryAfterSeconds: number;
 }
 
-interface Entry {
-  failures: number;
-  windowEndsAt: number;
-}
-
 export class AuthFailureThrottle {
-  private readonly entries = new Map<string, Entry>();
+  private readonly failures: FixedWindowCounts;
 
   constructor(
     private readonly burstOf: (key: string) => number,
-    private readonly windowMs: number,
-    private readonly maxEntries = 100_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    windowMs: number,
+    maxEntries = 100_000,
+    now: () => number = Date.now,
+  ) {
+    this.failures = new FixedWindowCounts(windowMs, maxEntries, now);
+  }
 
   isEmpty(): boolean {
-    return this.entries.size === 0;
+    return this.failures.size === 0;
   }
 
   /** Undefined when the keys may try; else how long until they may. */
   check(keys: readonly string[]): ThrottleVerdict | undefined {
-    if (this.entries.size === 0) return undefined;
+    if (this.failures.size === 0) return undefined;
     let until = 0;
-    const now = this.now();
+    const now = this.failures.now();
     for (const key of keys) {
-      const e = this.entries.get(key);
-      if (e !== undefined && e.failures >= this.burstOf(key) && e.windowEndsAt > now && e.windowEndsAt > until) until = e.windowEndsAt;
+      const w = this.failures.current(key, now);
+      if (w !== undefined && w.count >= this.burstOf(key) && w.endsAt > until) until = w.endsAt;
     }
     return until === 0 ? undefined : { retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) };
   }
 
   /** Counts one failed authentication against each key. */
   fail(keys: readonly string[]): void {
-    const now = this.now();
-    for (const key of keys) {
-      let e = this.entries.get(key);
-      if (e === undefined || e.windowEndsAt <= now) {
-        if (e !== undefined) this.entries.delete(key);
-        else if (this.entries.size >= this.maxEntries) this.evict(now);
-        e = { failures: 0, windowEndsAt: now + this.windowMs };
-        this.entries.set(key, e);
-      }
-      e.failures++;
-    }
-  }
-
-  /** Makes room: drops expired entries, else the oldest (Map keeps insertion order). */
-  private evict(now: number): void {
-    for (const [key, e] of this.entries) if (e.windowEndsAt <= now) this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    const now = this.failures.now();
+    for (const key of keys) this.failures.hit(key, now);
   }
 }

@@ -1,3 +1,5 @@
+import { FixedWindowCounts } from './fixed-window.js';
+
 /**
  * Per-token request limit (RATE_LIMIT_PER_TOKEN requests per RATE_LIMIT_WINDOW_MS), a fixed window
  * kept in each process's memory like the failed-authentication throttle: no database round trip
@@ -13,44 +15,28 @@ export interface RateLimitState {
   limited: boolean;
 }
 
-interface Window {
-  count: number;
-  endsAt: number;
-}
-
 export class TokenRateLimit {
-  private readonly windows = new Map<string, Window>();
+  private readonly requests: FixedWindowCounts;
 
   constructor(
     private readonly limit: number,
-    private readonly windowMs: number,
-    private readonly maxEntries = 100_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    windowMs: number,
+    maxEntries = 100_000,
+    now: () => number = Date.now,
+  ) {
+    this.requests = new FixedWindowCounts(windowMs, maxEntries, now);
+  }
 
   /** Counts one request of the token and says where it stands. */
   take(tokenId: string): RateLimitState {
-    const now = this.now();
-    let w = this.windows.get(tokenId);
-    if (w === undefined || w.endsAt <= now) {
-      if (w !== undefined) this.windows.delete(tokenId);
-      else if (this.windows.size >= this.maxEntries) this.evict(now);
-      w = { count: 0, endsAt: now + this.windowMs };
-      this.windows.set(tokenId, w);
-    }
-    w.count++;
+    const now = this.requests.now();
+    const w = this.requests.hit(tokenId, now);
     return {
       limit: this.limit,
       remaining: Math.max(0, this.limit - w.count),
       resetSeconds: Math.max(1, Math.ceil((w.endsAt - now) / 1000)),
       limited: w.count > this.limit,
     };
-  }
-
-  /** Makes room: drops ended windows, else the oldest (Map keeps insertion order). */
-  private evict(now: number): void {
-    for (const [key, w] of this.windows) if (w.endsAt <= now) this.windows.delete(key);
-    if (this.windows.size >= this.maxEntries) this.windows.delete(this.windows.keys().next().value!);
   }
 }
 
