@@ -33,6 +33,8 @@ const ConfigSchema = Type.Object({
   JOB_RETENTION_MS: Type.Integer({ default: 604_800_000, minimum: 1_000 }),
   // Webhook attempts older than this are deleted; 0 keeps them as long as their events (for ever).
   WEBHOOK_ATTEMPT_RETENTION_MS: Type.Integer({ default: 0, minimum: 0 }),
+  // How long after its creation a sandbox customer's KYC/KYB is approved (when the platform leaves sandboxKycAutoApproval on).
+  SANDBOX_KYC_APPROVAL_DELAY_MS: Type.Integer({ default: 1_000, minimum: 0, maximum: 86_400_000 }),
   // Set to 0 to run an API-only process; jobs are then left to other processes.
   WORKER_ENABLED: Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }),
   // Server processes sharing the port (node:cluster); more use more cores.
@@ -75,6 +77,7 @@ export interface Config {
   jobRetentionMs: number;
   webhookAttemptRetentionMs: number;
   workerEnabled: boolean;
+  sandboxKycApprovalDelayMs: number;
   httpProcesses: number;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
@@ -142,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobRetentionMs: c.JOB_RETENTION_MS,
     webhookAttemptRetentionMs: c.WEBHOOK_ATTEMPT_RETENTION_MS,
     workerEnabled: c.WORKER_ENABLED === '1',
+    sandboxKycApprovalDelayMs: c.SANDBOX_KYC_APPROVAL_DELAY_MS,
     httpProcesses: c.HTTP_PROCESSES,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     headersTimeoutMs: c.HEADERS_TIMEOUT_MS,

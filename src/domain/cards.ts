@@ -1,14 +1,29 @@
 import { randomInt } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
 import * as repo from '../store/cards-repo.js';
 import { findCustomer } from '../store/customers-repo.js';
 import type { Store } from '../store/store.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../store/tables/cards.js';
 import type { SortOrder } from '../store/page.js';
+import { enqueueJob } from '../store/jobs-repo.js';
+import {
+  CARD_FUNDING_SOURCE_CHANGE_EVENT,
+  CARD_PROVISIONING_JOB,
+  CARD_STATE_CHANGE_EVENT,
+  fundingSourceErrors,
+  nextCardState,
+  type CardProvisioningJob,
+  type CardState,
+  type RequestedCardState,
+} from './card-lifecycle.js';
 import { CARD_TRANSACTION_STATUSES, type CardTransactionStatus, type Ledger, type LedgerStatus, type OperationKind } from './card-transactions.js';
-import { lookupableId, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { IneligibleFundingSourceError, KycNotApprovedError, lookupableId, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import { instant, listScope, type Cursors, type Page } from './pagination.js';
 import type { Environment } from './tokens.js';
+import { recordWebhookEvent } from './webhook-events.js';
+
+export type { CardState } from './card-lifecycle.js';
 
 export interface Currency {
   code: string;
@@ -27,14 +42,12 @@ export function currencyOf(code: string): Currency {
   return CURRENCIES[code] ?? { code, name: code, symbol: code, decimals: 2 };
 }
 
-export type CardState = 'PENDING_KYC' | 'PROCESSING' | 'ACTIVE' | 'FROZEN' | 'CLOSED';
-
 export interface Card {
   id: string;
   cardholderId: string;
   platformCardId: string;
   state: CardState;
-  stateReason: null;
+  stateReason: 'ISSUER_REJECTED' | 'CLOSED_BY_PLATFORM' | 'CLOSED_BY_GRID' | null;
   brand: 'VISA' | 'MASTERCARD';
   form: 'VIRTUAL';
   last4: string;
@@ -93,7 +106,7 @@ export function renderCard(row: CardRow): Card {
     cardholderId: row.cardholder_id,
     platformCardId: row.platform_card_id,
     state: row.state as CardState,
-    stateReason: null,
+    stateReason: (row.state_reason as Card['stateReason']) ?? null,
     brand: row.brand as Card['brand'],
     form: row.form as Card['form'],
     last4: row.last4,
@@ -204,38 +217,103 @@ export interface CreateCardInput {
   cardholderId: string;
   form: 'VIRTUAL';
   platformCardId?: string | undefined;
+  /** Internal account ids of the cardholder in the card's currency, in priority order; at least one. */
+  fundingSources: string[];
+}
+
+/** PATCH /cards/{id}: at least one of the two. */
+export interface CardUpdate {
+  state?: RequestedCardState | undefined;
   fundingSources?: string[] | undefined;
 }
 
 /** Cards and the card transactions read through the transactions API. */
 export class CardService {
-  constructor(private readonly store: Store, private readonly cursors: Cursors) {}
+  constructor(
+    private readonly store: Store,
+    private readonly cursors: Cursors,
+    private readonly jobSignal: EventEmitter,
+  ) {}
 
-  /** In the sandbox a card is ACTIVE at once, whatever the cardholder's KYC; production waits for a real issuer. */
+  /**
+   * Issues a card PROCESSING, funded by the cardholder's internal accounts in the card's currency,
+   * to a cardholder whose KYC/KYB is APPROVED. In the sandbox a job makes it ACTIVE shortly after
+   * (card-lifecycle.ts), as an issuer would; production has no issuer connected: it stays PROCESSING.
+   */
   async create(platformId: string, environment: Environment, input: CreateCardInput): Promise<Card> {
-    const holder = await findCustomer(this.store.db, platformId, input.cardholderId);
-    if (!holder) throw new ValidationError([{ field: 'cardholderId', message: 'is not a customer of this platform' }]);
-    const now = Date.now();
-    const id = newId('Card');
-    const expiry = new Date(now);
-    const row: CardRow = {
-      id,
-      platform_id: platformId,
-      cardholder_id: holder.id,
-      platform_card_id: input.platformCardId ?? `card-${id.slice(-12)}`,
-      state: environment === 'sandbox' ? 'ACTIVE' : 'PROCESSING',
-      form: input.form,
-      brand: 'VISA',
-      last4: String(randomInt(0, 10_000)).padStart(4, '0'),
-      exp_month: expiry.getUTCMonth() + 1,
-      exp_year: expiry.getUTCFullYear() + 3,
-      currency: CARD_CURRENCY,
-      funding_sources: JSON.stringify(input.fundingSources ?? []),
-      created_at: now,
-      updated_at: now,
-    };
-    await repo.insertCard(this.store.db, row);
-    return renderCard(row);
+    const card = await this.store.transaction(async (trx) => {
+      const holder = await findCustomer(trx, platformId, input.cardholderId);
+      if (!holder) throw new ValidationError([{ field: 'cardholderId', message: 'is not a customer of this platform' }]);
+      const ineligible = await fundingSourceErrors(trx, platformId, holder.id, CARD_CURRENCY, input.fundingSources);
+      if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
+      if (holder.kyc_status !== 'APPROVED') throw new KycNotApprovedError(holder.id, holder.kyc_status);
+      const now = Date.now();
+      const id = newId('Card');
+      const expiry = new Date(now);
+      const row: CardRow = {
+        id,
+        platform_id: platformId,
+        cardholder_id: holder.id,
+        platform_card_id: input.platformCardId ?? `card-${id.slice(-12)}`,
+        state: 'PROCESSING',
+        state_reason: null,
+        form: input.form,
+        brand: 'VISA',
+        last4: String(randomInt(0, 10_000)).padStart(4, '0'),
+        exp_month: expiry.getUTCMonth() + 1,
+        exp_year: expiry.getUTCFullYear() + 3,
+        currency: CARD_CURRENCY,
+        funding_sources: JSON.stringify(input.fundingSources),
+        created_at: now,
+        updated_at: now,
+      };
+      await repo.insertCard(trx, row);
+      if (environment === 'sandbox') {
+        const payload: CardProvisioningJob = { platformId, cardId: id };
+        await enqueueJob(trx, { id: newId('Job'), kind: CARD_PROVISIONING_JOB, payload, queueKey: id }, now);
+      }
+      return renderCard(row);
+    });
+    if (environment === 'sandbox') this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
+    return card;
+  }
+
+  /**
+   * Freezes, unfreezes or closes a card (nextCardState says which changes are allowed) and/or
+   * replaces its funding sources (checked as on issuance). Each state change records a
+   * CARD.STATE_CHANGE event; given funding sources record a CARD.FUNDING_SOURCE_CHANGE event.
+   */
+  async update(platformId: string, id: string, change: CardUpdate): Promise<Card> {
+    if (change.state === undefined && change.fundingSources === undefined) {
+      throw new ValidationError([{ field: 'state', message: 'or fundingSources is required: give at least one of the two' }]);
+    }
+    if (change.state === 'CLOSED' && change.fundingSources !== undefined) {
+      throw new ValidationError([{ field: 'fundingSources', message: 'cannot be given with state CLOSED' }]);
+    }
+    const card = await this.store.transaction(async (trx) => {
+      const row = await repo.lockCard(trx, this.store.engine, platformId, id);
+      if (!row) throw new NotFoundError('Card', id);
+      const state = nextCardState(row, change.state, change.fundingSources !== undefined);
+      if (change.fundingSources !== undefined) {
+        const ineligible = await fundingSourceErrors(trx, platformId, row.cardholder_id, row.currency, change.fundingSources);
+        if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
+      }
+      const now = Date.now();
+      const after: CardRow = {
+        ...row,
+        state,
+        state_reason: state === 'CLOSED' ? 'CLOSED_BY_PLATFORM' : row.state_reason,
+        funding_sources: change.fundingSources === undefined ? row.funding_sources : JSON.stringify(change.fundingSources),
+        updated_at: now,
+      };
+      await repo.updateCard(trx, id, { state: after.state, state_reason: after.state_reason, funding_sources: after.funding_sources, updated_at: now });
+      const rendered = renderCard(after);
+      if (state !== row.state) await recordWebhookEvent(trx, { platformId, type: CARD_STATE_CHANGE_EVENT, fields: { data: rendered } }, now);
+      if (change.fundingSources !== undefined) await recordWebhookEvent(trx, { platformId, type: CARD_FUNDING_SOURCE_CHANGE_EVENT, fields: { data: rendered } }, now);
+      return rendered;
+    });
+    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
+    return card;
   }
 
   /** The reference checks alone, for a request whose other fields failed: reported with them in one 400. */

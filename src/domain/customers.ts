@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import * as repo from '../store/customers-repo.js';
 import { SANDBOX_UMA_DOMAIN } from '../store/migrations/008-customers-grid.js';
 import type { Store } from '../store/store.js';
@@ -8,7 +9,9 @@ import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
 import { ConflictError, DeletedError, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import { openDefaultAccount } from './internal-accounts.js';
+import { queueKycAutoApproval } from './kyc.js';
 import type { Cursors, Page } from './pagination.js';
+import type { Environment } from './tokens.js';
 
 export { CUSTOMER_TYPES, ENTITY_TYPES } from './customer-fields.js';
 
@@ -163,16 +166,25 @@ const clashMessage = (clash: repo.CustomerClash) =>
 const epoch = (dateTime: string | undefined) => (dateTime === undefined ? undefined : Date.parse(dateTime));
 
 export class CustomerService {
-  constructor(private readonly store: Store, private readonly cursors: Cursors) {}
+  constructor(
+    private readonly store: Store,
+    private readonly cursors: Cursors,
+    private readonly jobSignal: EventEmitter,
+    /** How long after its creation a sandbox customer's KYC/KYB is approved (SANDBOX_KYC_APPROVAL_DELAY_MS). */
+    private readonly kycApprovalDelayMs: number,
+  ) {}
 
-  async create(platformId: string, input: NewCustomer): Promise<Customer> {
+  /** A sandbox customer's KYC/KYB is approved shortly after, unless the platform turned that off (kyc.ts). */
+  async create(platformId: string, environment: Environment, input: NewCustomer): Promise<Customer> {
     const umaDomain = input.umaAddress === undefined ? ((await findWebhookConfig(this.store.db, platformId))?.uma_domain ?? undefined) : undefined;
     const row = newCustomerRow(platformId, input, Date.now(), umaDomain);
-    await this.store.transaction(async (trx) => {
+    const queued = await this.store.transaction(async (trx) => {
       const clash = await repo.insertCustomer(trx, row);
       if (clash) throw new ConflictError(clash, clashMessage(clash));
       await openDefaultAccount(trx, platformId, row.id, row.created_at);
+      return queueKycAutoApproval(trx, environment, row, this.kycApprovalDelayMs);
     });
+    if (queued) this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
     return renderCustomer(row);
   }
 

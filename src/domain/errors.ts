@@ -45,6 +45,27 @@ export class InvalidStateError extends DomainError {
   }
 }
 
+/** A CLOSED card refuses every change: `alreadyClosed` when the change asked was closing it again. */
+export class CardClosedError extends InvalidStateError {
+  constructor(message: string, readonly alreadyClosed: boolean) {
+    super(message, 'CLOSED');
+  }
+}
+
+/** Funding sources a card cannot use: not the cardholder's internal accounts, or not in the card's currency. */
+export class IneligibleFundingSourceError extends DomainError {
+  constructor(readonly errors: FieldError[]) {
+    super(errors.length === 1 ? `Invalid ${errors[0]!.field}: ${errors[0]!.message ?? 'ineligible'}` : `${errors.length} funding sources are ineligible`);
+  }
+}
+
+/** A card was asked for a cardholder whose KYC (or KYB) status is not APPROVED. */
+export class KycNotApprovedError extends DomainError {
+  constructor(readonly customerId: string, readonly status: string) {
+    super(`Cardholder ${customerId} has KYC status ${status}; a card needs APPROVED`);
+  }
+}
+
 /** Input that passed the schema but breaks a rule only the domain knows. */
 export class ValidationError extends DomainError {
   constructor(readonly errors: FieldError[]) {

@@ -10,6 +10,7 @@ import { CardService } from './cards.js';
 import { CustomerService } from './customers.js';
 import { IdempotencyKeys } from './idempotency.js';
 import { InternalAccountService } from './internal-accounts.js';
+import { KycService } from './kyc.js';
 import { Cursors } from './pagination.js';
 import { PlatformConfigService } from './platform-config.js';
 import { TokenService } from './tokens.js';
@@ -24,6 +25,8 @@ export interface Services {
   cursors: Cursors;
   tokens: TokenService;
   customers: CustomerService;
+  /** The sandbox's KYC/KYB decisions. */
+  kyc: KycService;
   beneficialOwners: BeneficialOwnerService;
   cards: CardService;
   cardSimulations: CardSimulations;
@@ -52,9 +55,10 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     store,
     cursors,
     tokens: new TokenService(store, cursors),
-    customers: new CustomerService(store, cursors),
+    customers: new CustomerService(store, cursors, jobSignal, config.sandboxKycApprovalDelayMs),
+    kyc: new KycService(store, jobSignal),
     beneficialOwners: new BeneficialOwnerService(store, cursors),
-    cards: new CardService(store, cursors),
+    cards: new CardService(store, cursors, jobSignal),
     cardSimulations: new CardSimulations(store, jobSignal),
     internalAccounts: new InternalAccountService(store, cursors, jobSignal),
     platformConfig,

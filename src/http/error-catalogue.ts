@@ -45,6 +45,7 @@ export const ERROR_CATALOGUE = {
     STABLECOIN_PROVIDER_ACCOUNT_REVOKED: 'Stablecoin provider account link revoked',
     STABLECOIN_PROVIDER_ACCOUNT_SELECTION_REQUIRED: 'Several active provider account links exist; pass stablecoinProviderAccountId',
     CARDHOLDER_KYC_NOT_APPROVED: "Cardholder's KYC status is not APPROVED, so a card cannot be issued",
+    FUNDING_SOURCE_INELIGIBLE: "A funding source is not an internal account of the cardholder, or not in the card's currency",
     TRANSACTION_SIZE_LIMIT_EXCEEDED: 'Amount exceeds the configured maximum single-transaction amount',
     EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED: 'Ownership of the destination account must be verified first',
   },
@@ -67,6 +68,8 @@ export const ERROR_CATALOGUE = {
   405: { METHOD_NOT_ALLOWED: 'The path exists but not with this method' },
   409: {
     INVALID_STATE_TRANSITION: 'The resource is not in a state that allows this operation',
+    CARD_ALREADY_CLOSED: 'state CLOSED was asked for a card that is already CLOSED',
+    CARD_NOT_MUTABLE: 'The card is CLOSED, so it can no longer be changed',
     UMA_ADDRESS_EXISTS: 'UMA address already exists',
     CONFLICT: 'Conflict with the current state: a platformCustomerId already used by an active customer, or a request with the same Idempotency-Key still in progress',
   },

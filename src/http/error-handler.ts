@@ -4,11 +4,14 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import {
+  CardClosedError,
   ConflictError,
   DeletedError,
   DomainError,
   type FieldError,
+  IneligibleFundingSourceError,
   InvalidStateError,
+  KycNotApprovedError,
   NotFoundError,
   NotImplementedError,
   ValidationError,
@@ -118,8 +121,11 @@ function fromDomain(err: DomainError): ApiError {
   if (err instanceof NotFoundError) return new ApiError(NOT_FOUND_CODES[err.resource] ?? 'NOT_FOUND', err.message);
   if (err instanceof ConflictError) return new ApiError(err.clash === 'umaAddress' ? 'UMA_ADDRESS_EXISTS' : 'CONFLICT', err.message);
   if (err instanceof DeletedError) return new ApiError('CUSTOMER_DELETED', err.message);
+  if (err instanceof CardClosedError) return new ApiError(err.alreadyClosed ? 'CARD_ALREADY_CLOSED' : 'CARD_NOT_MUTABLE', err.message, { currentStatus: err.currentStatus });
   if (err instanceof InvalidStateError) return new ApiError('INVALID_STATE_TRANSITION', err.message, { currentStatus: err.currentStatus });
   if (err instanceof ValidationError) return new ApiError('INVALID_INPUT', err.message, { errors: err.errors });
+  if (err instanceof IneligibleFundingSourceError) return new ApiError('FUNDING_SOURCE_INELIGIBLE', err.message, { errors: err.errors });
+  if (err instanceof KycNotApprovedError) return new ApiError('CARDHOLDER_KYC_NOT_APPROVED', err.message, { customerId: err.customerId, kycStatus: err.status });
   if (err instanceof WebhookEndpointNotSetError) return new ApiError('WEBHOOK_ENDPOINT_NOT_SET', err.message);
   if (err instanceof WebhookDeliveryError) return new ApiError('WEBHOOK_DELIVERY_ERROR', err.message, err.details);
   if (err instanceof NotImplementedError) return new ApiError('NOT_IMPLEMENTED', err.message);

@@ -1,5 +1,12 @@
 import type { TSchema } from 'typebox';
-import { CardTransactionWebhookSchema, InternalAccountWebhookSchema, TestWebhookSchema } from '../schemas/webhooks.js';
+import {
+  CardFundingSourceChangeWebhookSchema,
+  CardStateChangeWebhookSchema,
+  CardTransactionWebhookSchema,
+  CustomerWebhookSchema,
+  InternalAccountWebhookSchema,
+  TestWebhookSchema,
+} from '../schemas/webhooks.js';
 
 /** The security scheme a receiver checks: Grid's signature header, verified with webhookPublicKey. */
 export const WEBHOOK_SIGNATURE_SCHEME = {
@@ -57,6 +64,24 @@ export const WEBHOOKS = {
     'Internal account balance changed',
     'INTERNAL_ACCOUNT.BALANCE_UPDATED: one event per change of an account\'s balances (a funding, or a landed card operation that moved it), in the same transaction as the change, with the account after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     InternalAccountWebhookSchema,
+  ),
+  'card-state-change': delivery(
+    'cardStateChangeWebhook',
+    'Card state changed',
+    'CARD.STATE_CHANGE: a new sandbox card became ACTIVE, or PATCH /cards/{id} froze, unfroze or closed a card; sent in the same transaction as the change, with the card after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    CardStateChangeWebhookSchema,
+  ),
+  'card-funding-source-change': delivery(
+    'cardFundingSourceChangeWebhook',
+    'Card funding sources changed',
+    'CARD.FUNDING_SOURCE_CHANGE: PATCH /cards/{id} replaced the funding sources of a card; with the card after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    CardFundingSourceChangeWebhookSchema,
+  ),
+  'customer-update': delivery(
+    'customerStatusWebhook',
+    'Customer KYC/KYB status changed',
+    'CUSTOMER.KYC_* (individuals) or CUSTOMER.KYB_* (businesses): the automatic approval of a new sandbox customer, or POST /sandbox/customers/{customerId}/kyc with PENDING, APPROVED or REJECTED; with the customer after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    CustomerWebhookSchema,
   ),
   'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
 };

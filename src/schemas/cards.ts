@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { CARD_STATE_REASONS, REQUESTABLE_CARD_STATES } from '../domain/card-lifecycle.js';
 import { PageQuerySchema, SortOrderSchema } from './common.js';
 import { text } from './fields.js';
 
@@ -17,15 +18,17 @@ export const CardSchema = Type.Object(
     cardholderId: Type.String({ description: 'The customer who holds the card' }),
     platformCardId: Type.String({ description: 'Platform-specific card identifier; generated when not given' }),
     state: Type.Enum([...CARD_STATES], {
-      description: 'A sandbox card is ACTIVE at once; a production card stays PROCESSING (no issuer is connected)',
+      description:
+        'A new card is PROCESSING; in the sandbox it becomes ACTIVE shortly after (CARD.STATE_CHANGE), a production card stays PROCESSING (no issuer is connected). ' +
+        'PATCH /cards/{id} moves it between ACTIVE and FROZEN, and to CLOSED (final). PENDING_KYC is never used here: issuance needs the cardholder APPROVED',
     }),
-    stateReason: Type.Null({ description: 'Set when a card is CLOSED or rejected; always null here' }),
+    stateReason: Type.Union([Type.Enum([...CARD_STATE_REASONS]), Type.Null()], { description: 'CLOSED_BY_PLATFORM once the platform closed the card; otherwise null' }),
     brand: Type.Enum(['VISA', 'MASTERCARD']),
     form: Type.Enum(['VIRTUAL']),
     last4: Type.String({ pattern: '^[0-9]{4}$' }),
     expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
     expYear: Type.Integer(),
-    fundingSources: Type.Array(Type.String(), { description: 'Internal account ids, in priority order (not verified in the sandbox)' }),
+    fundingSources: Type.Array(Type.String(), { description: "Internal account ids of the cardholder in the card's currency, in priority order; at least one" }),
     currency: Type.String({ description: 'Currency the card transacts in' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -33,12 +36,17 @@ export const CardSchema = Type.Object(
   { description: 'A card' },
 );
 
+const FUNDING_SOURCES_RULE =
+  "Internal account ids, in priority order: each must be an internal account of the cardholder in the card's currency (USD), else 400 FUNDING_SOURCE_INELIGIBLE naming fundingSources[i]";
+const fundingSources = (description: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 10, uniqueItems: true, description });
+
 export const CreateCardBody = Type.Object(
   {
     cardholderId: Type.String({ minLength: 1, maxLength: 128, description: 'A customer of this platform' }),
     form: Type.Enum(['VIRTUAL'], { description: 'Only VIRTUAL cards exist' }),
     platformCardId: Type.Optional(text(200)),
-    fundingSources: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 10, uniqueItems: true })),
+    fundingSources: fundingSources(FUNDING_SOURCES_RULE),
     threeDSecurePassword: Type.Optional(
       Type.String({
         minLength: 1,
@@ -63,4 +71,16 @@ export const ListCardsQuery = Type.Object(
     sortOrder: Type.Optional(SortOrderSchema),
   },
   { additionalProperties: false },
+);
+
+export const UpdateCardBody = Type.Object(
+  {
+    state: Type.Optional(
+      Type.Enum([...REQUESTABLE_CARD_STATES], {
+        description: 'FROZEN freezes an ACTIVE card, ACTIVE unfreezes a FROZEN one, CLOSED closes a card in any other state (final); any other change is 409',
+      }),
+    ),
+    fundingSources: Type.Optional(fundingSources(`Replaces the card's funding sources. ${FUNDING_SOURCES_RULE}. Not with state CLOSED`)),
+  },
+  { additionalProperties: false, description: 'At least one of state and fundingSources' },
 );

@@ -1,8 +1,11 @@
 import { Type, type TSchema } from 'typebox';
+import { CARD_FUNDING_SOURCE_CHANGE_EVENT, CARD_STATE_CHANGE_EVENT } from '../domain/card-lifecycle.js';
 import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/card-transactions.js';
 import { BALANCE_UPDATED_EVENT } from '../domain/internal-accounts.js';
 import { TEST_EVENT_TYPE } from '../domain/webhook-event-log.js';
 import { extension } from './common.js';
+import { CardSchema } from './cards.js';
+import { CustomerSchema } from './customers.js';
 import { InternalAccountSchema } from './internal-accounts.js';
 import { CardTransactionSchema } from './transactions.js';
 
@@ -46,4 +49,27 @@ export const InternalAccountWebhookSchema = envelope(
   InternalAccountSchema,
   {},
   "An internal account's balance changed (a funding, or a card operation that held, released, debited or credited it); data is the account after the change",
+);
+
+export const CardStateChangeWebhookSchema = envelope(
+  Type.Literal(CARD_STATE_CHANGE_EVENT),
+  CardSchema,
+  {},
+  "A card's state changed: PROCESSING -> ACTIVE once a sandbox card is issued, and every change made with PATCH /cards/{id}; data is the card after the change",
+);
+
+export const CardFundingSourceChangeWebhookSchema = envelope(
+  Type.Literal(CARD_FUNDING_SOURCE_CHANGE_EVENT),
+  CardSchema,
+  {},
+  "PATCH /cards/{id} replaced a card's funding sources; data is the card after the change",
+);
+
+export const CustomerWebhookSchema = envelope(
+  Type.Enum(['CUSTOMER.KYC_APPROVED', 'CUSTOMER.KYC_REJECTED', 'CUSTOMER.KYC_PENDING', 'CUSTOMER.KYB_APPROVED', 'CUSTOMER.KYB_REJECTED', 'CUSTOMER.KYB_PENDING'], {
+    description: 'CUSTOMER.KYC_<status> for an INDIVIDUAL customer, CUSTOMER.KYB_<status> for a BUSINESS one',
+  }),
+  CustomerSchema,
+  {},
+  "A customer's KYC/KYB status changed: the sandbox's automatic approval of a new customer, or POST /sandbox/customers/{customerId}/kyc; data is the customer after the change",
 );

@@ -18,6 +18,16 @@ export async function findCard(db: Executor, platformId: string, id: string): Pr
   return db.selectFrom('cards').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
 }
 
+/** Reads a card of this platform and, on PostgreSQL, locks its row until the caller's transaction ends. */
+export async function lockCard(db: Executor, engine: Engine, platformId: string, id: string): Promise<CardRow | undefined> {
+  const q = db.selectFrom('cards').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+  return (engine === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+}
+
+export async function updateCard(db: Executor, id: string, patch: Partial<Pick<CardRow, 'state' | 'state_reason' | 'funding_sources' | 'updated_at'>>): Promise<void> {
+  await db.updateTable('cards').set(patch).where('id', '=', id).execute();
+}
+
 export interface CardFilters {
   cardholderId?: string | undefined;
   /** Cards whose funding sources name this internal account id. */

@@ -125,3 +125,14 @@ export async function countNewOwner(trx: Executor, platformId: string, customerI
     .executeTakeFirst();
   return r === undefined ? undefined : Number(r.owner_clock);
 }
+
+/** Sets a customer's KYC (or KYB) status; answers the row after, or undefined for an unknown or foreign customer. */
+export async function setKycStatus(db: Executor, platformId: string, id: string, status: string, now: number): Promise<CustomerRow | undefined> {
+  return db
+    .updateTable('customers')
+    .set({ kyc_status: status, updated_at: now })
+    .where('id', '=', id)
+    .where('platform_id', '=', platformId)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -18,7 +18,7 @@ const list = async (caller: Caller, cursor?: string): Promise<Page> => {
 describeEachEngine('list positions given at commit', (t) => {
   it('a row created first but committed last comes after the cursor a client already holds', async () => {
     const caller = await t.newCaller();
-    const create = async () => (await t.services.customers.create(caller.platformId, { customerType: 'INDIVIDUAL' } as never)).id;
+    const create = async () => (await t.services.customers.create(caller.platformId, 'sandbox', { customerType: 'INDIVIDUAL' } as never)).id;
     const c0 = await create();
 
     // A: created first, its transaction held open while B and C are created and committed.

@@ -5,6 +5,8 @@ export interface CardRow {
   cardholder_id: string;
   platform_card_id: string;
   state: string;
+  /** Why the card is CLOSED (CLOSED_BY_PLATFORM, ...); null otherwise. Added by migration 012. */
+  state_reason: string | null;
   form: string;
   brand: string;
   last4: string;

@@ -1,0 +1,72 @@
+import { findAccount } from '../store/accounts-repo.js';
+import * as repo from '../store/cards-repo.js';
+import type { Engine, Trx } from '../store/store.js';
+import type { CardRow } from '../store/tables/cards.js';
+import { renderCard } from './cards.js';
+import { CardClosedError, InvalidStateError, type FieldError } from './errors.js';
+import { recordWebhookEvent } from './webhook-events.js';
+
+export type CardState = 'PENDING_KYC' | 'PROCESSING' | 'ACTIVE' | 'FROZEN' | 'CLOSED';
+/** The states a platform may ask for with PATCH /cards/{id}. */
+export const REQUESTABLE_CARD_STATES = ['ACTIVE', 'FROZEN', 'CLOSED'] as const;
+export type RequestedCardState = (typeof REQUESTABLE_CARD_STATES)[number];
+export const CARD_STATE_REASONS = ['ISSUER_REJECTED', 'CLOSED_BY_PLATFORM', 'CLOSED_BY_GRID'] as const;
+
+export const CARD_STATE_CHANGE_EVENT = 'CARD.STATE_CHANGE';
+export const CARD_FUNDING_SOURCE_CHANGE_EVENT = 'CARD.FUNDING_SOURCE_CHANGE';
+/** The job that brings a new sandbox card from PROCESSING to ACTIVE, as an issuer would. */
+export const CARD_PROVISIONING_JOB = 'card.provisioning';
+
+export interface CardProvisioningJob {
+  platformId: string;
+  cardId: string;
+}
+
+/**
+ * Why each funding source cannot fund a card of `cardholderId` in `currency`, one entry per
+ * source (field `fundingSources[i]`): an id that is not an internal account of this platform
+ * (an unknown id and another platform's or environment's look the same), another customer's
+ * account, or an account in another currency.
+ */
+export async function fundingSourceErrors(trx: Trx, platformId: string, cardholderId: string, currency: string, ids: string[]): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  for (const [i, id] of ids.entries()) {
+    const field = `fundingSources[${i}]`;
+    const account = await findAccount(trx, platformId, id);
+    if (!account) errors.push({ field, message: 'is not an internal account of this platform' });
+    else if (account.customer_id !== cardholderId) errors.push({ field, message: 'is an internal account of another customer, not of the cardholder' });
+    else if (account.currency !== currency) errors.push({ field, message: `is in ${account.currency}; the card's currency is ${currency}` });
+  }
+  return errors;
+}
+
+/**
+ * The state a card moves to when `requested` is asked for, or the refusal: ACTIVE <-> FROZEN, and
+ * any state but CLOSED -> CLOSED (a card still PROCESSING can be closed too). CLOSED is final.
+ */
+export function nextCardState(card: Pick<CardRow, 'id' | 'state'>, requested: RequestedCardState | undefined, changesFundingSources: boolean): CardState {
+  const from = card.state as CardState;
+  if (from === 'CLOSED') {
+    if (requested === 'CLOSED') throw new CardClosedError(`Card ${card.id} is already CLOSED`, true);
+    if (requested === undefined && changesFundingSources) throw new CardClosedError(`Card ${card.id} is CLOSED; its funding sources can no longer change`, false);
+  }
+  if (requested === undefined) return from;
+  const allowed = requested === 'CLOSED' ? from !== 'CLOSED' : requested === 'FROZEN' ? from === 'ACTIVE' : from === 'FROZEN';
+  if (!allowed) {
+    const needs = requested === 'FROZEN' ? 'only an ACTIVE card can be frozen' : requested === 'ACTIVE' ? 'only a FROZEN card can be unfrozen' : 'CLOSED is final';
+    throw new InvalidStateError(`Card ${card.id} is ${from} and cannot become ${requested}: ${needs}`, from);
+  }
+  return requested;
+}
+
+/**
+ * The issuer's answer to a new sandbox card, in the worker's commit: a card still PROCESSING
+ * becomes ACTIVE with a CARD.STATE_CHANGE event; one closed meanwhile stays as it is.
+ */
+export async function landCardProvisioning(trx: Trx, engine: Engine, job: CardProvisioningJob, now = Date.now()): Promise<void> {
+  const card = await repo.lockCard(trx, engine, job.platformId, job.cardId);
+  if (!card || card.state !== 'PROCESSING') return;
+  const after: CardRow = { ...card, state: 'ACTIVE', updated_at: now };
+  await repo.updateCard(trx, card.id, { state: after.state, updated_at: now });
+  await recordWebhookEvent(trx, { platformId: card.platform_id, type: CARD_STATE_CHANGE_EVENT, fields: { data: renderCard(after) } }, now);
+}

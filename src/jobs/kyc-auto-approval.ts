@@ -1,0 +1,13 @@
+import { KYC_AUTO_APPROVAL_JOB, landKycAutoApproval, type KycAutoApprovalJob } from '../domain/kyc.js';
+import { INTERNAL_RETRY_SCHEDULE_MS } from './backoff.js';
+import type { JobHandler } from './types.js';
+
+/** Approves new sandbox customers' KYC/KYB once their delay has passed, in the worker's commit transaction. */
+export const kycAutoApprovalHandler: JobHandler = {
+  kind: KYC_AUTO_APPROVAL_JOB,
+  retryScheduleMs: () => INTERNAL_RETRY_SCHEDULE_MS,
+  async run(job, services) {
+    const payload = JSON.parse(job.payload) as KycAutoApprovalJob;
+    return { outcome: 'done', write: (trx) => landKycAutoApproval(trx, services.store.engine, payload) };
+  },
+};
