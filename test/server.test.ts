@@ -5,6 +5,7 @@ import { loadConfig } from '../src/config.js';
 import { openServices } from '../src/domain/services.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from './helpers/engines.js';
 import { startServerProcess, type ServerProcess } from './helpers/server-process.js';
+import { activeCardOver, fetchCall } from './helpers/fixtures.js';
 import { HoldingReceiver } from './helpers/holding-receiver.js';
 import { engineAvailable } from './helpers/test-app.js';
 
@@ -98,9 +99,9 @@ for (const engine of ENGINES) {
       receiver = await new HoldingReceiver().start();
       receiver.trust((await call('PATCH', '/config', { webhookEndpoint: receiver.url })).body);
       const customer = await call('POST', '/customers', { customerType: 'INDIVIDUAL' });
-      const card = await call('POST', '/cards', { cardholderId: customer.body.id, form: 'VIRTUAL' });
-      const accepted = await call('POST', `/sandbox/cards/${card.body.id}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'DRAIN TEST' } });
-      expect([customer.status, card.status, accepted.status]).toEqual([201, 201, 202]);
+      const card = await activeCardOver(fetchCall(base, auth), customer.body.id);
+      const accepted = await call('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'DRAIN TEST' } });
+      expect([customer.status, card.state, accepted.status]).toEqual([201, 'ACTIVE', 202]);
       // In flight: a delivery job whose endpoint has not answered, a test webhook request waiting on
       // the same endpoint, and a request whose body is half sent.
       await receiver.waitFor('the authorization webhook', () => receiver!.verified.some((d) => d.type === 'CARD_TRANSACTION.AUTHORIZED'));

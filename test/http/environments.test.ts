@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openServices } from '../../src/domain/services.js';
-import { insertCustomer } from '../../src/store/customers-repo.js';
+import { insertCustomer, setKycStatus } from '../../src/store/customers-repo.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { migrateToLatest } from '../../src/store/migrator.js';
 import { openStore } from '../../src/store/store.js';
-import { drainCardJobs } from '../helpers/card-jobs.js';
+import { drainCardJobs, provisionCards } from '../helpers/card-jobs.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
@@ -40,12 +40,16 @@ async function populate(t: Parameters<Parameters<typeof describeEachEngine>[1]>[
   };
   const customer = ok(await caller.req('POST', '/customers', { ...businessCustomer(), platformCustomerId })).id as string;
   const owner = ok(await caller.req('POST', '/beneficial-owners', ownerInput(customer))).id as string;
-  const card = ok(await caller.req('POST', '/cards', { cardholderId: customer, form: 'VIRTUAL' })).id as string;
-  const token = ok(await caller.req('POST', '/tokens', { name: `${label} viewer`, permissions: ['VIEW'] }));
-  const event = await produceEvent(t, caller);
   const accounts = ok(await caller.req('GET', `/customers/internal-accounts?customerId=${customer}`), 200);
   expect(accounts.data, label).toHaveLength(1);
-  return { caller, customer, owner, card, token, event, account: accounts.data[0].id as string };
+  const account = accounts.data[0].id as string;
+  // Production has no KYC decision of its own here (no provider, no sandbox endpoint): approved as a provider would.
+  await setKycStatus(t.services.store.db, caller.platformId, customer, 'APPROVED', Date.now());
+  const card = ok(await caller.req('POST', '/cards', { cardholderId: customer, form: 'VIRTUAL', fundingSources: [account] })).id as string;
+  await provisionCards(t.services, t.app.log);
+  const token = ok(await caller.req('POST', '/tokens', { name: `${label} viewer`, permissions: ['VIEW'] }));
+  const event = await produceEvent(t, caller);
+  return { caller, customer, owner, card, token, event, account };
 }
 
 describeEachEngine('sandbox and production keep their data apart', (t) => {
@@ -132,7 +136,10 @@ describeEachEngine('sandbox and production keep their data apart', (t) => {
       await sameAsUnknown(c, 'POST', () => '/beneficial-owners', theirs.customer, (id) => ownerInput(id));
       await sameAsUnknown(c, 'GET', (id) => `/beneficial-owners?customerId=${id}`, theirs.customer);
       await sameAsUnknown(c, 'GET', (id) => `/cards/${id}`, theirs.card);
-      await sameAsUnknown(c, 'POST', () => '/cards', theirs.customer, (id) => ({ cardholderId: id, form: 'VIRTUAL' }));
+      await sameAsUnknown(c, 'POST', () => '/cards', theirs.customer, (id) => ({ cardholderId: id, form: 'VIRTUAL', fundingSources: [mine.account] }));
+      await sameAsUnknown(c, 'POST', () => '/cards', theirs.account, (id) => ({ cardholderId: mine.customer, form: 'VIRTUAL', fundingSources: [id] }));
+      await sameAsUnknown(c, 'PATCH', (id) => `/cards/${id}`, theirs.card, () => ({ state: 'FROZEN' }));
+      await sameAsUnknown(c, 'PATCH', (id) => `/cards/${id}`, theirs.card, () => ({ fundingSources: [mine.account] }));
       await sameAsUnknown(c, 'GET', (id) => `/tokens/${id}`, theirs.token.id);
       await sameAsUnknown(c, 'DELETE', (id) => `/tokens/${id}`, theirs.token.id);
       await sameAsUnknown(c, 'DELETE', (id) => `/tokens/${id}`, theirs.caller.tokenId);
@@ -143,6 +150,7 @@ describeEachEngine('sandbox and production keep their data apart', (t) => {
     await sameAsUnknown(production.caller, 'GET', (id) => `/transactions/${id}`, transaction);
     await sameAsUnknown(sandbox.caller, 'POST', (id) => `/sandbox/cards/${id}/simulate/authorization`, production.card, () => ({ amount: 1, merchant: { descriptor: 'X' } }));
     await sameAsUnknown(sandbox.caller, 'POST', (id) => `/sandbox/internal-accounts/${id}/fund`, production.account, () => ({ amount: 1 }));
+    await sameAsUnknown(sandbox.caller, 'POST', (id) => `/sandbox/customers/${id}/kyc`, production.customer, () => ({ status: 'APPROVED' }));
     // Nothing the refused requests named was changed: both scopes' rows and tokens are intact.
     for (const s of [sandbox, production]) {
       const customer = (await s.caller.req('GET', `/customers/${s.customer}`)).json();
@@ -154,7 +162,7 @@ describeEachEngine('sandbox and production keep their data apart', (t) => {
 
   it('meets the sandbox paths as unknown paths with a production token, even on its own card and account', async () => {
     const unknownPath = await production.caller.req('POST', '/sandbox/nothing-here', {});
-    for (const url of [`/sandbox/cards/${production.card}/simulate/authorization`, `/sandbox/internal-accounts/${production.account}/fund`, '/sandbox/webhooks/test']) {
+    for (const url of [`/sandbox/cards/${production.card}/simulate/authorization`, `/sandbox/internal-accounts/${production.account}/fund`, `/sandbox/customers/${production.customer}/kyc`, '/sandbox/webhooks/test']) {
       const res = await production.caller.req('POST', url, { amount: 1, merchant: { descriptor: 'X' } });
       expect(res.statusCode, url).toBe(404);
       expect(res.json(), url).toEqual({ ...unknownPath.json(), message: `No operation POST ${BASE}${url}` });

@@ -8,7 +8,7 @@ import { createPlatformWithToken } from '../../src/domain/platforms.js';
 import { openServices } from '../../src/domain/services.js';
 import { createTestDatabase } from '../helpers/engines.js';
 import { expectErrorObject } from '../helpers/error-object.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
+import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
 import type { FieldErrorBody } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine } from '../helpers/test-app.js';
 
@@ -125,8 +125,12 @@ describeEachEngine('error model', (t) => {
     const json = { 'content-type': 'application/json' };
     const unknownId = (type: string) => `${type}:0190ffff-0000-7000-8000-000000000000`;
     const holder = await insertTestCustomer(t, t.caller);
-    const card = (await t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json<{ id: string }>().id;
-    const otherCard = (await t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json<{ id: string }>().id;
+    const card = (await activeCard(t, t.caller, holder)).id as string;
+    const otherCard = (await activeCard(t, t.caller, holder)).id as string;
+    const closedCard = (await activeCard(t, t.caller, holder)).id as string;
+    await t.caller.req('PATCH', `/cards/${closedCard}`, { state: 'CLOSED' });
+    const unapproved = await insertTestCustomer(t, t.caller, 'INDIVIDUAL');
+    const unapprovedAccount = await usdAccountOf(injectCall(t.caller), unapproved);
     const authorization = { amount: 1000, merchant: { descriptor: 'CORNER SHOP' } };
     const txn = (await t.caller.req('POST', `/sandbox/cards/${card}/simulate/authorization`, authorization)).json<{ cardTransactionId: string }>().cardTransactionId;
     const other = await t.newCaller();
@@ -171,6 +175,13 @@ describeEachEngine('error model', (t) => {
       ['unknown owner', 404, 'NOT_FOUND', () => t.caller.req('GET', `/beneficial-owners/${unknownId('BeneficialOwner')}`)],
       ['patching an unknown owner', 404, 'NOT_FOUND', () => t.caller.req('PATCH', `/beneficial-owners/${unknownId('BeneficialOwner')}`, { ownershipPercentage: 10 })],
       ['unknown card', 404, 'NOT_FOUND', () => t.caller.req('GET', `/cards/${unknownId('Card')}`)],
+      ['changing an unknown card', 404, 'NOT_FOUND', () => t.caller.req('PATCH', `/cards/${unknownId('Card')}`, { state: 'FROZEN' })],
+      ['card for a cardholder not approved', 400, 'CARDHOLDER_KYC_NOT_APPROVED', () => t.caller.req('POST', '/cards', { cardholderId: unapproved, form: 'VIRTUAL', fundingSources: [unapprovedAccount] })],
+      ["card funded by another customer's account", 400, 'FUNDING_SOURCE_INELIGIBLE', () => t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [unapprovedAccount] })],
+      ['unfreezing an active card', 409, 'INVALID_STATE_TRANSITION', () => t.caller.req('PATCH', `/cards/${card}`, { state: 'ACTIVE' })],
+      ['closing a closed card', 409, 'CARD_ALREADY_CLOSED', () => t.caller.req('PATCH', `/cards/${closedCard}`, { state: 'CLOSED' })],
+      ['funding sources of a closed card', 409, 'CARD_NOT_MUTABLE', () => t.caller.req('PATCH', `/cards/${closedCard}`, { fundingSources: [unapprovedAccount] })],
+      ['KYC of an unknown customer', 404, 'USER_NOT_FOUND', () => t.caller.req('POST', `/sandbox/customers/${unknownId('Customer')}/kyc`, { status: 'APPROVED' })],
       ['unknown transaction', 404, 'TRANSACTION_NOT_FOUND', () => t.caller.req('GET', `/transactions/${unknownId('CardTransaction')}`)],
       ['unknown webhook event', 404, 'NOT_FOUND', () => t.caller.req('GET', `/webhook-events/${unknownId('Webhook')}`)],
       ['redelivering an unknown event', 404, 'NOT_FOUND', () => t.caller.req('POST', `/webhook-events/${unknownId('Webhook')}/redeliver`)],

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
 import { everyConfigField } from '../fixtures/platform-config.js';
 import { catalogueCodes } from '../helpers/error-object.js';
+import { activeCard } from '../helpers/fixtures.js';
 import { businessCustomer, createBusiness, ownerInput } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine, type TestApp } from '../helpers/test-app.js';
 
@@ -437,7 +438,9 @@ function templatesFor(ids: { customer: string; deletable: string; account: strin
     'GET /beneficial-owners': { method: 'GET', path: `${BASE}/beneficial-owners`, query: { customerId: ids.customer, limit: '2' } },
     'GET /beneficial-owners/:id': { method: 'GET', path: `${BASE}/beneficial-owners/:id`, id: ids.owner },
     'PATCH /beneficial-owners/:id': { method: 'PATCH', path: `${BASE}/beneficial-owners/:id`, id: ids.owner, body: { ownershipPercentage: 30, personalInfo: { lastName: 'Doe' } } },
-    'POST /cards': { method: 'POST', path: `${BASE}/cards`, body: { cardholderId: ids.customer, form: 'VIRTUAL', platformCardId: 'pc-1' } },
+    'POST /cards': { method: 'POST', path: `${BASE}/cards`, body: { cardholderId: ids.customer, form: 'VIRTUAL', platformCardId: 'pc-1', fundingSources: [ids.account] } },
+    'PATCH /cards/:id': { method: 'PATCH', path: `${BASE}/cards/:id`, id: ids.card, body: { fundingSources: [ids.account] } },
+    'POST /sandbox/customers/:customerId/kyc': { method: 'POST', path: `${BASE}/sandbox/customers/:id/kyc`, id: ids.customer, body: { status: 'APPROVED' } },
     'GET /cards': { method: 'GET', path: `${BASE}/cards`, query: { cardholderId: ids.customer, limit: '3' } },
     'GET /cards/:id': { method: 'GET', path: `${BASE}/cards/:id`, id: ids.card },
     'GET /transactions': { method: 'GET', path: `${BASE}/transactions`, query: { cardId: ids.card, limit: '3' } },
@@ -564,13 +567,13 @@ function parseRaw(raw: string): Answer | undefined {
 async function fixtures(t: TestApp) {
   const customer = await createBusiness(t.caller, 1);
   const owner = await t.caller.req('POST', '/beneficial-owners', ownerInput(customer));
-  const card = await t.caller.req('POST', '/cards', { cardholderId: customer, form: 'VIRTUAL' });
-  const auth = await t.caller.req('POST', `/sandbox/cards/${card.json().id}/simulate/authorization`, { amount: 5000, merchant: { descriptor: 'ACME' } });
+  const cardId = (await activeCard(t, t.caller, customer)).id as string;
+  const auth = await t.caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 5000, merchant: { descriptor: 'ACME' } });
   const token = await t.caller.req('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] });
   const accounts = await t.caller.req('GET', `/customers/internal-accounts?customerId=${customer}`);
-  for (const res of [owner, card, auth, token, accounts]) expect(res.statusCode, res.body).toBeLessThan(300);
+  for (const res of [owner, auth, token, accounts]) expect(res.statusCode, res.body).toBeLessThan(300);
   const deletable = await createBusiness(t.caller, 2);
-  const ids = { customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: card.json().id, transaction: auth.json().cardTransactionId, token: token.json().id };
+  const ids = { customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }
 

@@ -11,7 +11,7 @@ import { openStore } from '../../src/store/store.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import type { TestDatabase } from '../helpers/engines.js';
 import { expectErrorObject } from '../helpers/error-object.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
+import { activeCard, approvedCardholder, injectCall, insertTestCustomer } from '../helpers/fixtures.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
 
@@ -68,7 +68,7 @@ describeEachEngine('Idempotency-Key', (t) => {
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 5 s')), 5_000)),
     ]);
     expectError(res, 400, 'INVALID_INPUT');
-    expect(res.json().details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['cardholderId', 'form']);
+    expect(res.json().details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['cardholderId', 'form', 'fundingSources']);
     // The connection is free: the next write goes through.
     expect((await caller.req('POST', '/customers', customerInput(), key(newKey()))).statusCode).toBe(201);
   });
@@ -107,15 +107,27 @@ describeEachEngine('Idempotency-Key', (t) => {
   it('replays an issued card and issues it once', async () => {
     const caller = await t.newCaller();
     const holder = await insertTestCustomer(t, caller);
-    const first = await sendTwice(caller, 'POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' });
+    const accountId = await approvedCardholder(injectCall(caller), holder);
+    const first = await sendTwice(caller, 'POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [accountId] });
     expect(first.statusCode, first.body).toBe(201);
     expect((await caller.req('GET', `/cards?cardholderId=${holder}`)).json().totalCount).toBe(1);
   });
 
+  it('replays a card change (a freeze) and makes it once: one CARD.STATE_CHANGE', async () => {
+    const caller = await t.newCaller();
+    const card = await activeCard(t, caller);
+    const first = await sendTwice(caller, 'PATCH', `/cards/${card.id}`, { state: 'FROZEN' });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toMatchObject({ id: card.id, state: 'FROZEN' });
+    const events = await t.services.store.db.selectFrom('webhook_events').select('body').where('platform_id', '=', caller.platformId).where('type', '=', 'CARD.STATE_CHANGE').execute();
+    expect(events.map((e) => JSON.parse(e.body).data.state).sort()).toEqual(['ACTIVE', 'FROZEN']);
+    // Without the key the same change is a second request, refused: the card is FROZEN already.
+    expectError(await caller.req('PATCH', `/cards/${card.id}`, { state: 'FROZEN' }), 409, 'INVALID_STATE_TRANSITION');
+  });
+
   it('replays a simulated authorization and authorizes once', async () => {
     const caller = await t.newCaller();
-    const holder = await insertTestCustomer(t, caller);
-    const cardId = (await caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json<{ id: string }>().id;
+    const cardId = (await activeCard(t, caller)).id as string;
     const body = { amount: 1200, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } };
     const first = await sendTwice(caller, 'POST', `/sandbox/cards/${cardId}/simulate/authorization`, body);
     expect(first.statusCode, first.body).toBe(202);

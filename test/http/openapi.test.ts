@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { openServices } from '../../src/domain/services.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
+import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -144,6 +144,12 @@ describeEachEngine('OpenAPI document', (t) => {
     const d = doc as unknown as Record<string, any>;
     const ext = (x: unknown) => (x as Record<string, unknown>)['x-extension'];
     expect(ext(d.paths['/sandbox/cards/{id}/simulate/authorization_expiry'].post)).toEqual(expect.any(String));
+    expect(ext(d.paths['/sandbox/customers/{customerId}/kyc'].post)).toEqual(expect.any(String));
+    expect(ext(d.paths['/cards/{id}'].patch)).toBeUndefined();
+    const update = d.paths['/cards/{id}'].patch.requestBody.content['application/json'].schema;
+    expect(update.properties.state.enum).toEqual(['ACTIVE', 'FROZEN', 'CLOSED']);
+    expect(update.properties.fundingSources).toMatchObject({ type: 'array', minItems: 1 });
+    expect(d.paths['/cards'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['cardholderId', 'form', 'fundingSources']));
     for (const [path, method] of [['/webhook-events', 'get'], ['/webhook-events/{id}', 'get'], ['/webhook-events/{id}/redeliver', 'post']] as const) {
       expect(ext(d.paths[path][method]), path).toEqual(expect.any(String));
     }
@@ -191,7 +197,9 @@ describeEachEngine('OpenAPI document', (t) => {
   it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
     const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
     expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-transaction', 'internal-account-status', 'test-webhook']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'internal-account-status', 'test-webhook']);
+    expect(doc.webhooks['card-state-change'].post.requestBody.content['application/json'].schema.properties.type).toMatchObject({ const: 'CARD.STATE_CHANGE' });
+    expect(doc.webhooks['customer-update'].post.requestBody.content['application/json'].schema.properties.type.enum).toContain('CUSTOMER.KYB_APPROVED');
     for (const [name, item] of Object.entries<{ post: { security: unknown; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } }>(doc.webhooks)) {
       const op = item.post;
       expect(op.security, name).toEqual([{ WebhookSignature: [] }]);
@@ -207,8 +215,9 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(configSchema.required).not.toContain('webhookSecret');
     expect(configSchema.properties.webhookSecret.description).toMatch(/only to MANAGE tokens/);
     expect(Object.keys(config.patch.requestBody.content['application/json'].schema.properties).sort()).toEqual(
-      ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
+      ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'sandboxKycAutoApproval', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
     );
+    expect(configSchema.properties.sandboxKycAutoApproval['x-extension']).toEqual(expect.any(String));
     expect(config.patch.responses['501'].content['application/json'].schema.properties.code.enum).toEqual(['NOT_IMPLEMENTED']);
     const test = doc.paths['/sandbox/webhooks/test'].post.responses['200'].content['application/json'].schema;
     expect(test.required).toEqual(expect.arrayContaining(['url', 'response_status']));
@@ -243,7 +252,8 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const toDelete = (await created('POST', '/customers', businessCustomer())).id as string;
   const owner = (await created('POST', '/beneficial-owners', ownerInput(customer))).id as string;
   const cardholder = await insertTestCustomer(t, caller);
-  const card = (await created('POST', '/cards', { cardholderId: cardholder, form: 'VIRTUAL' })).id as string;
+  const card = (await activeCard(t, caller, cardholder)).id as string;
+  const cardholderAccount = await usdAccountOf(injectCall(caller), cardholder);
   const simulate = async (kind: string, body: unknown) => created('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
   const authorization = { amount: 1000, merchant: { descriptor: 'CORNER SHOP' } };
   /** A new transaction of 1000 with the given operations accepted on it (not landed). */
@@ -276,7 +286,9 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'GET /beneficial-owners': { query: `customerId=${customer}` },
     'GET /beneficial-owners/{id}': { id: owner },
     'PATCH /beneficial-owners/{id}': { id: owner, body: () => ({ ownershipPercentage: 30 }) },
-    'POST /cards': { body: () => ({ cardholderId: cardholder, form: 'VIRTUAL' }) },
+    'POST /cards': { body: () => ({ cardholderId: cardholder, form: 'VIRTUAL', fundingSources: [cardholderAccount] }) },
+    'PATCH /cards/{id}': { id: card, body: () => ({ fundingSources: [cardholderAccount] }) },
+    'POST /sandbox/customers/{customerId}/kyc': { id: customer, body: () => ({ status: 'APPROVED' }) },
     'GET /cards': { query: `cardholderId=${cardholder}` },
     'GET /cards/{id}': { id: card },
     'GET /transactions': { query: `cardId=${card}` },
@@ -301,7 +313,11 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
 async function stateFailures(t: TestApp): Promise<[string, string, number, Promise<LightMyRequestResponse>][]> {
   const caller = await t.newCaller();
   const holder = await insertTestCustomer(t, caller);
-  const card = (await caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json().id as string;
+  const card = (await activeCard(t, caller, holder)).id as string;
+  const closed = (await activeCard(t, caller, holder)).id as string;
+  await caller.req('PATCH', `/cards/${closed}`, { state: 'CLOSED' });
+  const unapproved = await insertTestCustomer(t, caller);
+  const unapprovedAccount = await usdAccountOf(injectCall(caller), unapproved);
   const sim = (kind: string, body: unknown) => caller.req('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
   const open = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
   const expired = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
@@ -321,6 +337,11 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     ['PATCH /customers/{id}', 'deleted customer', 410, caller.req('PATCH', `/customers/${deleted}`, { customerType: 'BUSINESS' })],
     ['DELETE /customers/{id}', 'deleted customer', 410, caller.req('DELETE', `/customers/${deleted}`)],
     ['POST /beneficial-owners', 'deleted customer', 410, caller.req('POST', '/beneficial-owners', ownerInput(deleted))],
+    ['POST /sandbox/customers/{customerId}/kyc', 'deleted customer', 410, caller.req('POST', `/sandbox/customers/${deleted}/kyc`, { status: 'APPROVED' })],
+    ['POST /cards', 'cardholder not approved', 400, caller.req('POST', '/cards', { cardholderId: unapproved, form: 'VIRTUAL', fundingSources: [unapprovedAccount] })],
+    ['PATCH /cards/{id}', "another customer's funding source", 400, caller.req('PATCH', `/cards/${card}`, { fundingSources: [unapprovedAccount] })],
+    ['PATCH /cards/{id}', 'unfreezing an ACTIVE card', 409, caller.req('PATCH', `/cards/${card}`, { state: 'ACTIVE' })],
+    ['PATCH /cards/{id}', 'closing a CLOSED card', 409, caller.req('PATCH', `/cards/${closed}`, { state: 'CLOSED' })],
     [op('clearing'), 'expired transaction', 409, sim('clearing', { cardTransactionId: expired, amount: 1 })],
     [op('clearing'), 'a clearing of amount 0 on a partly settled transaction', 409, sim('clearing', { cardTransactionId: partly, amount: 0 })],
     [op('return'), 'amount above the net settled amount', 400, sim('return', { cardTransactionId: partly, amount: 5000 })],

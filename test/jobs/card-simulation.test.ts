@@ -5,10 +5,11 @@ import { openServices, type Services } from '../../src/domain/services.js';
 import { cardSimulationHandler } from '../../src/jobs/card-simulation.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { claimDueJobs } from '../../src/store/jobs-repo.js';
-import { openStore, type Store } from '../../src/store/store.js';
-import { drainCardJobs } from '../helpers/card-jobs.js';
+import { accountOf } from '../../src/domain/internal-accounts.js';
+import type { Store } from '../../src/store/store.js';
+import { drainCardJobs, provisionCards } from '../helpers/card-jobs.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
+import { activeCard, fetchCall, insertTestCustomer, issueCard } from '../helpers/fixtures.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { describeEachEngine, engineAvailable } from '../helpers/test-app.js';
 
@@ -50,10 +51,12 @@ for (const engine of ENGINES) {
         const res = await fetch(`${base}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? null : JSON.stringify(body) });
         return { status: res.status, body: (await res.json()) as Record<string, any> };
       };
-      store = openStore({ databaseUrl: tdb.databaseUrl, dataDir: tdb.dataDir });
+      const services = await openServices(loadConfig({ ...tdb.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent' }));
+      store = services.store;
       const { platform_id } = await store.db.selectFrom('api_tokens').select('platform_id').executeTakeFirstOrThrow();
       const holder = await insertTestCustomer({ services: { store } } as never, { platformId: platform_id } as never);
-      const card = (await call(first.baseUrl, 'POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).body;
+      const card = await issueCard(fetchCall(first.baseUrl, auth), holder);
+      await provisionCards(services);
 
       const txnIds: string[] = [];
       const tokens: string[] = [];
@@ -105,8 +108,10 @@ for (const engine of ENGINES) {
       const [a, b] = services as [Services, Services];
       const { createPlatformWithToken } = await import('../../src/domain/platforms.js');
       const { platformId } = await createPlatformWithToken(a.store, a.tokens, 'race', 'sandbox');
-      const holder = await insertTestCustomer({ services: a } as never, { platformId } as never);
-      const card = await a.cards.create(platformId, 'sandbox', { cardholderId: holder, form: 'VIRTUAL' });
+      const holder = await insertTestCustomer({ services: a }, { platformId }, 'BUSINESS', 'APPROVED');
+      const holderAccount = await a.store.transaction((trx) => accountOf(trx, platformId, holder, 'USD'));
+      const card = await a.cards.create(platformId, 'sandbox', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [holderAccount.id] });
+      await provisionCards(a);
       const txnIds: string[] = [];
       const tokens: string[] = [];
       for (let i = 0; i < 20; i++) {
@@ -143,8 +148,7 @@ describeEachEngine(
   'card simulation lease takeover',
   (t) => {
     it('an operation claimed by a worker that died lands once after the lease expires', async () => {
-      const holder = await insertTestCustomer(t, t.caller);
-      const card = (await t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json();
+      const card = await activeCard(t);
       const res = await t.caller.req('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 10, merchant: MERCHANT });
       const { cardTransactionId } = res.json();
       const [claimed] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'crashed', kinds: [CARD_SIMULATION_JOB], leaseMs: 300, limit: 10 });

@@ -7,6 +7,8 @@ import { MIN_DELIVERIES_IN_FLIGHT } from '../../src/jobs/deliver-webhook-job.js'
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
 import { HoldingReceiver } from '../helpers/holding-receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { provisionCards } from '../helpers/card-jobs.js';
+import { fetchCall, issueCard } from '../helpers/fixtures.js';
 import { expectLandedExactlyOnce, pendingOperations, startTraffic } from '../helpers/simulation-traffic.js';
 import { engineAvailable } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
@@ -51,7 +53,9 @@ for (const engine of ENGINES) {
       receiver.trust(await call('PATCH', '/config', { webhookEndpoint: receiver.url }));
       const holder = (await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
       const cardIds: string[] = [];
-      for (let i = 0; i < 4; i++) cardIds.push((await call('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).id);
+      for (let i = 0; i < 4; i++) cardIds.push((await issueCard(fetchCall(apiOnly.baseUrl, auth), holder)).id);
+      // The API-only process runs no jobs: its cards are made ACTIVE here.
+      await provisionCards(services);
       const backlog = startTraffic({ baseUrls: [apiOnly.baseUrl], auth, cardIds, clients: 8 });
       await until('a backlog', async () => (backlog.accepted() >= 600 ? true : undefined));
       await backlog.stop();

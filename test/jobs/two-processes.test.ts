@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { CARD_SIMULATION_JOB } from '../../src/domain/card-simulations.js';
 import { openServices, type Services } from '../../src/domain/services.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
+import { activeCardOver, fetchCall } from '../helpers/fixtures.js';
 import { HoldingReceiver } from '../helpers/holding-receiver.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { expectLandedExactlyOnce, pendingOperations, startTraffic } from '../helpers/simulation-traffic.js';
@@ -41,7 +42,7 @@ describe.skipIf(!engineAvailable('postgres'))('two server processes with workers
     receiver.trust(await call('PATCH', '/config', { webhookEndpoint: receiver.url }));
     const holder = (await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
     const cardIds: string[] = [];
-    for (let i = 0; i < 8; i++) cardIds.push((await call('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).id);
+    for (let i = 0; i < 8; i++) cardIds.push((await activeCardOver(fetchCall(a.baseUrl, auth), holder)).id);
 
     // Which processes hold simulation jobs, sampled while the burst is accepted and lands.
     const claimants = new Map<string, number>();

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
+import { activeCardOver, fetchCall } from '../helpers/fixtures.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { engineAvailable } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
@@ -33,7 +34,7 @@ describe.skipIf(!engineAvailable('postgres'))('job wake-ups between processes on
       return (await res.json()) as { id: string; issuerTransactionToken: string };
     };
     const holder = (await call('/customers', { customerType: 'INDIVIDUAL' })).id;
-    const cardId = (await call('/cards', { cardholderId: holder, form: 'VIRTUAL' })).id;
+    const cardId = (await activeCardOver(fetchCall(api.baseUrl, auth), holder)).id;
     const listeners = async (): Promise<number[]> =>
       (await admin!.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'")).rows.map((r: { pid: number }) => r.pid);
     const [first] = await until('the worker listening', async () => ((await listeners()).length === 1 ? listeners() : undefined), 10_000);

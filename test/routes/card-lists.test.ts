@@ -3,8 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CardSchema } from '../../src/schemas/cards.js';
 import { pageSchema } from '../../src/schemas/common.js';
 import { CardTransactionSchema } from '../../src/schemas/transactions.js';
-import { drainCardJobs } from '../helpers/card-jobs.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
+import { insertAccountIfAbsent } from '../../src/store/accounts-repo.js';
+import { drainCardJobs, provisionCards } from '../helpers/card-jobs.js';
+import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
 
 const ajv = new Ajv({ strict: false, validateFormats: false });
@@ -51,23 +52,38 @@ describeEachEngine('card and transaction lists as the Grid document has them', (
 
   beforeAll(async () => {
     c = await t.newCaller();
-    holderA = await insertTestCustomer(t, c);
-    holderB = await insertTestCustomer(t, c, 'INDIVIDUAL');
+    holderA = await insertTestCustomer(t, c, 'BUSINESS', 'APPROVED');
+    holderB = await insertTestCustomer(t, c, 'INDIVIDUAL', 'APPROVED');
   });
 
+  /** Another USD internal account of the holder, with an id of the test's choosing (the document's example, or ids that contain one another). */
+  const account = async (id: string, holder: string, type: string) => {
+    const now = Date.now();
+    await insertAccountIfAbsent(t.services.store.db, { id, platform_id: c.platformId, customer_id: holder, type, status: 'ACTIVE', currency: 'USD', available_balance: 0, total_balance: 0, created_at: now, updated_at: now });
+    return id;
+  };
+
   describe('GET /cards', () => {
-    let cards: (Item & { cardholderId: string; platformCardId: string; fundingSources: string[] })[];
+    let cards: (Item & { cardholderId: string; platformCardId: string; fundingSources: string[]; state: string })[];
+    let fundingIds: { a: string; b: string };
 
     beforeAll(async () => {
+      const aUsd = await usdAccountOf(injectCall(c), holderA);
+      const bUsd = await usdAccountOf(injectCall(c), holderB);
+      const documented = await account(`InternalAccount:${c.platformId.slice(-12)}-example`, holderA, 'INTERNAL_CRYPTO');
+      const a = await account(`InternalAccount:${c.platformId.slice(-12)}-a`, holderA, 'EMBEDDED_WALLET');
+      const b = await account(`InternalAccount:${c.platformId.slice(-12)}-b`, holderB, 'EMBEDDED_WALLET');
+      const containsA = await account(`x"${a}`, holderB, 'INTERNAL_CRYPTO');
+      fundingIds = { a, b };
       const bodies = [
         // The document's example request, with ids of this platform.
-        { cardholderId: holderA, platformCardId: 'card-emp-aary-001', form: 'VIRTUAL', fundingSources: ['InternalAccount:019542f5-b3e7-1d02-0000-000000000002'] },
-        { cardholderId: holderA, form: 'VIRTUAL', fundingSources: ['InternalAccount:a', 'InternalAccount:b'] },
-        { cardholderId: holderB, form: 'VIRTUAL', fundingSources: ['InternalAccount:b'] },
-        { cardholderId: holderB, form: 'VIRTUAL', fundingSources: ['x"InternalAccount:a'] },
-        { cardholderId: holderA, form: 'VIRTUAL' },
-        { cardholderId: holderB, form: 'VIRTUAL', threeDSecurePassword: 'AbCd1234EfGh5678' },
-        { cardholderId: holderA, form: 'VIRTUAL' },
+        { cardholderId: holderA, platformCardId: 'card-emp-aary-001', form: 'VIRTUAL', fundingSources: [documented] },
+        { cardholderId: holderA, form: 'VIRTUAL', fundingSources: [a, aUsd] },
+        { cardholderId: holderB, form: 'VIRTUAL', fundingSources: [b] },
+        { cardholderId: holderB, form: 'VIRTUAL', fundingSources: [containsA] },
+        { cardholderId: holderA, form: 'VIRTUAL', fundingSources: [aUsd] },
+        { cardholderId: holderB, form: 'VIRTUAL', threeDSecurePassword: 'AbCd1234EfGh5678', fundingSources: [b, bUsd] },
+        { cardholderId: holderA, form: 'VIRTUAL', fundingSources: [aUsd] },
       ];
       cards = [];
       for (const body of bodies) {
@@ -75,6 +91,8 @@ describeEachEngine('card and transaction lists as the Grid document has them', (
         expect(res.statusCode, res.body).toBe(201);
         cards.push(res.json());
       }
+      await provisionCards(t.services, t.app.log);
+      for (const card of cards) card.state = 'ACTIVE';
     });
 
     it('accepts threeDSecurePassword and keeps nothing of it', async () => {
@@ -83,7 +101,7 @@ describeEachEngine('card and transaction lists as the Grid document has them', (
       expect(JSON.stringify((await c.req('GET', `/cards/${withPassword.id}`)).json())).not.toContain('AbCd1234EfGh5678');
       const row = await t.services.store.db.selectFrom('cards').selectAll().where('id', '=', withPassword.id).executeTakeFirstOrThrow();
       expect(JSON.stringify(row)).not.toContain('AbCd1234EfGh5678');
-      const bad = await c.req('POST', '/cards', { cardholderId: holderA, form: 'VIRTUAL', threeDSecurePassword: '' });
+      const bad = await c.req('POST', '/cards', { cardholderId: holderA, form: 'VIRTUAL', fundingSources: [fundingIds.a], threeDSecurePassword: '' });
       expect(bad.statusCode).toBe(400);
       expect(bad.json().details.errors[0].field).toBe('threeDSecurePassword');
     });
@@ -107,10 +125,10 @@ describeEachEngine('card and transaction lists as the Grid document has them', (
     it('filters by cardholderId, accountId, platformCardId and state, together too', async () => {
       const of = (pred: (x: (typeof cards)[number]) => boolean) => cards.filter(pred).sort(byPosition).reverse().map((x) => x.id);
       expect(await ids(`/cards?cardholderId=${q(holderA)}`)).toEqual(of((x) => x.cardholderId === holderA));
-      expect(await ids(`/cards?accountId=${q('InternalAccount:b')}`)).toEqual(of((x) => x.fundingSources.includes('InternalAccount:b')));
+      expect(await ids(`/cards?accountId=${q(fundingIds.b)}`)).toEqual(of((x) => x.fundingSources.includes(fundingIds.b)));
       // A whole element, never a substring of another id.
-      expect(await ids(`/cards?accountId=${q('InternalAccount:a')}`)).toEqual([cards[1]!.id]);
-      expect(await ids(`/cards?accountId=${q('InternalAccount:b')}&cardholderId=${q(holderB)}`)).toEqual([cards[2]!.id]);
+      expect(await ids(`/cards?accountId=${q(fundingIds.a)}`)).toEqual([cards[1]!.id]);
+      expect(await ids(`/cards?accountId=${q(fundingIds.b)}&cardholderId=${q(holderB)}`)).toEqual(of((x) => x.cardholderId === holderB && x.fundingSources.includes(fundingIds.b)));
       expect(await ids(`/cards?platformCardId=card-emp-aary-001`)).toEqual([cards[0]!.id]);
       expect(await ids(`/cards?platformCardId=${q(cards[4]!.platformCardId)}`)).toEqual([cards[4]!.id]);
       expect(await ids('/cards?state=ACTIVE&limit=100')).toEqual(of(() => true));
@@ -148,8 +166,8 @@ describeEachEngine('card and transaction lists as the Grid document has them', (
     };
 
     beforeAll(async () => {
-      card1 = (await c.req('POST', '/cards', { cardholderId: holderA, form: 'VIRTUAL' })).json().id;
-      card2 = (await c.req('POST', '/cards', { cardholderId: holderB, form: 'VIRTUAL' })).json().id;
+      card1 = (await activeCard(t, c, holderA)).id;
+      card2 = (await activeCard(t, c, holderB)).id;
       // The document's example authorization, and its currency object in full.
       await authorize(card1, { amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } });
       await drainCardJobs(t.services, t.app.log);

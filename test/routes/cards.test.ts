@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
+import { approvedCardholder, injectCall, insertTestCustomer, issueCard } from '../helpers/fixtures.js';
 
 describeEachEngine('cards and transactions', (t) => {
   let customerId: string;
@@ -12,11 +12,12 @@ describeEachEngine('cards and transactions', (t) => {
   });
 
   describe('POST /cards', () => {
-    it('issues an ACTIVE virtual card in the sandbox, whatever the KYC status', async () => {
-      const res = await t.caller.req('POST', '/cards', { cardholderId: customerId, form: 'VIRTUAL', platformCardId: 'emp-001' });
+    it('issues a PROCESSING virtual card funded by the cardholder\'s USD account', async () => {
+      const accountId = await approvedCardholder(injectCall(t.caller), customerId);
+      const res = await t.caller.req('POST', '/cards', { cardholderId: customerId, form: 'VIRTUAL', platformCardId: 'emp-001', fundingSources: [accountId] });
       expect(res.statusCode).toBe(201);
       const card = res.json();
-      expect(card).toMatchObject({ cardholderId: customerId, form: 'VIRTUAL', state: 'ACTIVE', stateReason: null, platformCardId: 'emp-001', currency: 'USD', fundingSources: [] });
+      expect(card).toMatchObject({ cardholderId: customerId, form: 'VIRTUAL', state: 'PROCESSING', stateReason: null, platformCardId: 'emp-001', currency: 'USD', fundingSources: [accountId] });
       expect(card.id).toMatch(/^Card:[0-9a-f-]{36}$/);
       expect(card.last4).toMatch(/^\d{4}$/);
       const got = await t.caller.req('GET', `/cards/${card.id}`);
@@ -27,7 +28,7 @@ describeEachEngine('cards and transactions', (t) => {
     it('refuses a cardholder that is not a customer of the platform with 400 on cardholderId', async () => {
       const foreign = await insertTestCustomer(t, other);
       for (const cardholderId of [foreign, 'Customer:unknown']) {
-        const res = await t.caller.req('POST', '/cards', { cardholderId, form: 'VIRTUAL' });
+        const res = await t.caller.req('POST', '/cards', { cardholderId, form: 'VIRTUAL', fundingSources: ['InternalAccount:any'] });
         expect(res.statusCode).toBe(400);
         expect(res.json()).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { errors: [{ field: 'cardholderId' }] } });
       }
@@ -37,13 +38,13 @@ describeEachEngine('cards and transactions', (t) => {
       const res = await t.caller.req('POST', '/cards', { form: 'PHYSICAL', colour: 'red' });
       expect(res.statusCode).toBe(400);
       const fields = res.json().details.errors.map((e: { field: string }) => e.field).sort();
-      expect(fields).toEqual(['cardholderId', 'colour', 'form']);
+      expect(fields).toEqual(['cardholderId', 'colour', 'form', 'fundingSources']);
       expect(res.json().details.errors.find((e: { field: string }) => e.field === 'form').constraint).toEqual({ enum: ['VIRTUAL'] });
     });
 
     it('answers 404 for an unknown or foreign card', async () => {
       const foreignCustomer = await insertTestCustomer(t, other);
-      const foreign = (await other.req('POST', '/cards', { cardholderId: foreignCustomer, form: 'VIRTUAL' })).json();
+      const foreign = await issueCard(injectCall(other), foreignCustomer);
       for (const id of [foreign.id, 'Card:nope']) {
         const res = await t.caller.req('GET', `/cards/${id}`);
         expect(res.statusCode).toBe(404);
@@ -56,7 +57,7 @@ describeEachEngine('cards and transactions', (t) => {
     it('pages through the platform\'s cards, filtered by cardholder, newest first by default', async () => {
       const holder = await insertTestCustomer(t, t.caller);
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json().id);
+      for (let i = 0; i < 3; i++) ids.push((await issueCard(injectCall(t.caller), holder)).id);
       const first = (await t.caller.req('GET', `/cards?cardholderId=${encodeURIComponent(holder)}&limit=2`)).json();
       expect(first).toMatchObject({ hasMore: true, totalCount: 3 });
       const second = (await t.caller.req('GET', `/cards?cardholderId=${encodeURIComponent(holder)}&limit=2&cursor=${first.nextCursor}`)).json();

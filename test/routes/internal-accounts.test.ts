@@ -3,7 +3,7 @@ import { entriesOf } from '../../src/store/accounts-repo.js';
 import { startWorker } from '../../src/jobs/index.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { expectErrorObject } from '../helpers/error-object.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
+import { activeCard, insertTestCustomer } from '../helpers/fixtures.js';
 import { HoldingReceiver } from '../helpers/holding-receiver.js';
 import { basicAuth, BASE, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 
@@ -46,9 +46,8 @@ async function cardholder(t: TestApp, caller: Caller): Promise<{ customerId: str
   const customer = await caller.req('POST', '/customers', individual('Card Holder'));
   expect(customer.statusCode, customer.body).toBe(201);
   const customerId = customer.json().id as string;
-  const card = await caller.req('POST', '/cards', { cardholderId: customerId, form: 'VIRTUAL' });
-  expect(card.statusCode, card.body).toBe(201);
-  return { customerId, cardId: card.json().id, accountId: (await accountOf(caller, customerId)).id };
+  const card = await activeCard(t, caller, customerId);
+  return { customerId, cardId: card.id, accountId: (await accountOf(caller, customerId)).id };
 }
 
 describeEachEngine('internal accounts', (t) => {
@@ -217,9 +216,9 @@ describeEachEngine('internal accounts', (t) => {
       expect(await after()).toEqual({ available: -5_000, total: start.total });
     });
 
-    it('a cardholder without an account (written straight to the store) gets one when its first authorization lands', async () => {
+    it('a cardholder written straight to the store gets its account when listed, and its card holds and debits it', async () => {
       const holder = await insertTestCustomer(t, caller);
-      const cardId = (await caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json().id as string;
+      const cardId = (await activeCard(t, caller, holder)).id as string;
       const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'X' } });
       await drain();
       const account = await accountOf(caller, holder);

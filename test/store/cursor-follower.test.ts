@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
+import { activeCardOver, fetchCall } from '../helpers/fixtures.js';
 import { HoldingReceiver } from '../helpers/holding-receiver.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -88,7 +89,7 @@ for (const engine of ENGINES) {
       const business = (await call<{ id: string }>('POST', '/customers', businessCustomer())).id;
       const holder = (await call<{ id: string }>('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
       const cardIds: string[] = [];
-      for (let i = 0; i < 8; i++) cardIds.push((await call<{ id: string }>('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).id);
+      for (let i = 0; i < 8; i++) cardIds.push((await activeCardOver(fetchCall(bases[i % bases.length]!, auth), holder)).id);
 
       const lists = {
         owners: new Follower((q) => call('GET', q), `/beneficial-owners?customerId=${business}`),
