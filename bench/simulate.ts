@@ -162,10 +162,21 @@ async function prepare(engine: Engine, kind: 'authorization' | 'clearing', trans
     const customerId = newId('Customer');
     const now = Date.now();
     await insertCustomer(store.db, {
-      id: customerId, platform_id, customer_type: 'INDIVIDUAL', platform_customer_id: 'bench', kyc_status: 'UNVERIFIED', data: '{}', owner_count: 0,
+      id: customerId, platform_id, customer_type: 'INDIVIDUAL', platform_customer_id: 'bench', kyc_status: 'APPROVED', data: '{}', owner_count: 0,
       uma_address: '$bench@sandbox.uma.invalid', is_deleted: 0, region: null, currency_list: '', created_at: now, updated_at: now,
     });
-    const card = await post('/cards', { cardholderId: customerId, form: 'VIRTUAL' });
+    const get = async (path: string) => {
+      const res = await fetch(`${base}${path}`, { headers: { authorization: headers.authorization } });
+      if (res.status >= 300) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as any;
+    };
+    // A card needs an APPROVED cardholder (written so above) and its internal account as funding source; it is ACTIVE once provisioned.
+    const account = (await get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=INTERNAL_FIAT&currency=USD`)).data[0].id as string;
+    const card = await post('/cards', { cardholderId: customerId, form: 'VIRTUAL', fundingSources: [account] });
+    for (const deadline = Date.now() + 30_000; (await get(`/cards/${card.id}`)).state !== 'ACTIVE'; ) {
+      if (Date.now() > deadline) throw new Error(`card ${card.id} did not become ACTIVE`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const path = `${new URL(base).pathname}/sandbox/cards/${card.id}/simulate/${kind}`;
     if (kind === 'authorization') {
       const body = JSON.stringify({ amount: 1250, merchant: MERCHANT });

@@ -105,7 +105,11 @@ class Target {
         businessInfo: { legalName: 'Bench Co', incorporatedOn: '2020-01-01', taxId: '99-9999999' },
         address: { line1: '1 Bench St', postalCode: '94105', country: 'US' },
       });
-      for (let i = 0; i < cards; i++) target.cards.push((await target.api('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL' })).id);
+      // A card needs an APPROVED cardholder and its internal account as funding source; it is ACTIVE once provisioned.
+      await target.api('POST', `/sandbox/customers/${customer.id}/kyc`, { status: 'APPROVED' });
+      const account = (await target.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&type=INTERNAL_FIAT&currency=USD`)).data[0].id as string;
+      for (let i = 0; i < cards; i++) target.cards.push((await target.api('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account] })).id);
+      for (const id of target.cards) await target.untilActive(id);
       await target.receiver.start();
       const config = await target.api('PATCH', '/config', { webhookEndpoint: target.receiver.url });
       target.receiver.trust(config);
@@ -173,6 +177,15 @@ class Target {
       if (got !== undefined) latencies.push(Math.max(0, got - at));
     }
     return { targetRate: rate, seconds: elapsed, accepted: this.accepted.size, refused, latencies: latencies.sort((a, b) => a - b) };
+  }
+
+  /** Waits until the card is ACTIVE, so that no card event reaches the receiver during a phase. */
+  private async untilActive(cardId: string): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while ((await this.api('GET', `/cards/${cardId}`)).state !== 'ACTIVE') {
+      if (Date.now() > deadline) throw new Error(`card ${cardId} did not become ACTIVE`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   private async api(method: string, path: string, body?: unknown): Promise<any> {

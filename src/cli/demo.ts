@@ -97,6 +97,19 @@ async function main(): Promise<number> {
     if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}`);
     return { status: res.status, json };
   };
+  /** A GET that prints nothing, for polling. */
+  const quiet = async (method: string, path: string): Promise<any> => {
+    const res = await fetch(`${target.baseUrl}${path}`, { method, headers: { authorization: target.auth } });
+    return res.json();
+  };
+  const poll = async (probe: () => Promise<true | undefined>, timeoutMs: number): Promise<boolean> => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (await probe()) return true;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return false;
+  };
   const waitForWebhook = async (token: string, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!arrived.has(token) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -165,8 +178,18 @@ async function main(): Promise<number> {
     } while (cursor);
     console.log(dim(`   ${listed} owners listed`));
 
-    console.log(bold('\n4. A virtual card for the customer'));
-    const card = (await call('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL' })).json;
+    console.log(bold('\n4. A virtual card for the customer, once its KYB is APPROVED'));
+    // The sandbox approves a new customer's KYB by itself about a second after its creation (CUSTOMER.KYB_APPROVED);
+    // a platform that turned that off (sandboxKycAutoApproval) decides it with the sandbox KYC endpoint.
+    const approved = await poll(async () => ((await quiet('GET', `/customers/${customer.id}`)).kybStatus === 'APPROVED' ? true : undefined), 5_000);
+    if (!approved) await call('POST', `/sandbox/customers/${customer.id}/kyc`, { status: 'APPROVED' });
+    await call('GET', `/customers/${customer.id}`);
+    const account = (await call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD&type=INTERNAL_FIAT`)).json.data[0];
+    const issued = (await call('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account.id] })).json;
+    console.log(dim(`   The card starts ${issued.state}; the issuer makes it ACTIVE shortly after (CARD.STATE_CHANGE).`));
+    const active = await poll(async () => ((await quiet('GET', `/cards/${issued.id}`)).state === 'ACTIVE' ? true : undefined), 10_000);
+    if (!active) throw new Error(`card ${issued.id} did not become ACTIVE`);
+    const card = (await call('GET', `/cards/${issued.id}`)).json;
 
     console.log(bold('\n5. An authorization that expires'));
     const auth1 = await simulate('authorization #1', card.id, 'authorization', { amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');

@@ -57,9 +57,9 @@ async function ok(what: string, answer: Promise<{ status: number; body: any }>, 
   return res.body;
 }
 
-/** The customer's USD internal account id. */
+/** The customer's USD INTERNAL_FIAT account id (the one every customer gets). */
 export async function usdAccountOf(call: ApiCall, customerId: string): Promise<string> {
-  const page = await ok('list internal accounts', call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`));
+  const page = await ok('list internal accounts', call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD&type=INTERNAL_FIAT`));
   expect(page.data, `${customerId} has a USD internal account`).toHaveLength(1);
   return page.data[0].id as string;
 }

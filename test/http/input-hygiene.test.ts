@@ -121,7 +121,7 @@ describeEachEngine('input hygiene', (t) => {
 
     const card = await t.caller.req('POST', '/cards', { cardholderId: 'Customer:nope', form: 'PHYSICAL' });
     expect(card.statusCode).toBe(400);
-    expect(fields(card.json())).toEqual(['cardholderId', 'form']);
+    expect(fields(card.json())).toEqual(['cardholderId', 'form', 'fundingSources']);
     const transactions = await t.caller.req('GET', '/transactions?cardId=Card:nope&limit=0');
     expect(fields(transactions.json())).toEqual(['cardId', 'limit']);
     const owners = await t.caller.req('GET', '/beneficial-owners?customerId=Customer:nope&limit=0');
@@ -131,7 +131,7 @@ describeEachEngine('input hygiene', (t) => {
     const foreign = await other.req('GET', `/beneficial-owners?customerId=${encodeURIComponent(business)}&limit=101`);
     expect(fields(foreign.json())).toEqual(['customerId', 'limit']);
     // An id that is itself malformed is reported once, by validation, and never looked up.
-    const long = await t.caller.req('POST', '/cards', { cardholderId: 'x'.repeat(129), form: 'PHYSICAL' });
+    const long = await t.caller.req('POST', '/cards', { cardholderId: 'x'.repeat(129), form: 'PHYSICAL', fundingSources: ['InternalAccount:any'] });
     expect(long.json().details.errors).toEqual([expect.objectContaining({ field: 'cardholderId', constraint: { maxLength: 128 } }), expect.objectContaining({ field: 'form' })]);
   });
 });

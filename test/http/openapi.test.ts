@@ -94,7 +94,7 @@ describeEachEngine('OpenAPI document', (t) => {
       for (const { key, method, path, op } of operations) {
         seen.set(key, new Set());
         const v = valid[key]!;
-        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
+        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
         const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) =>
           caller.req(method as InjectOptions['method'], u, body, headers);
         const body = async () => (v.body ? await v.body() : undefined);
