@@ -91,7 +91,10 @@ describe.skipIf(!engineAvailable('postgres'))('two server processes with workers
     expect(accounts.map((a) => ({ id: a.id, balance: Number(a.available_balance), total: Number(a.total_balance) }))).toEqual(
       accounts.map((a) => ({ id: a.id, balance: lastEvent.get(a.id)!.balance.amount, total: lastEvent.get(a.id)!.totalBalance.amount })),
     );
-    expect(receiver.verified.map((d) => d.id).sort()).toEqual([...eventIds, ...balanceEventIds].sort());
+    // And the setup's: the cardholder's approval and each card's activation, one each.
+    const setupEvents = await store.selectFrom('webhook_events').select(['id', 'type']).where('type', 'in', ['CUSTOMER.KYC_APPROVED', 'CARD.STATE_CHANGE']).execute();
+    expect(setupEvents.map((e) => e.type).sort()).toEqual(['CUSTOMER.KYC_APPROVED', ...Array(cardIds.length).fill('CARD.STATE_CHANGE')].sort());
+    expect(receiver.verified.map((d) => d.id).sort()).toEqual([...eventIds, ...balanceEventIds, ...setupEvents.map((e) => e.id)].sort());
     expect(receiver.unverified).toBe(0);
     expect(await a.stop('SIGTERM')).toBe(0);
     expect(await b.stop('SIGTERM')).toBe(0);
