@@ -15,13 +15,17 @@ export interface OwnerPageRead {
 }
 
 interface PageRow {
-  customer_type: string;
-  owner_count: number;
-  n: number;
-  bodies: Buffer | null;
+  live: number;
+  customer_type: string | null;
+  owner_count: number | null;
+  n: number | null;
+  /** UTF-8 bytes on SQLite, text on PostgreSQL (see pageQuery). */
+  bodies: Buffer | string | null;
 }
 
 interface PageArgs extends Record<string, unknown> {
+  /** The token the request authenticated with: the page is read only while it is live. */
+  tokenId: string;
   platformId: string;
   customerId: string;
   afterCreatedAt: number;
@@ -46,27 +50,39 @@ const EMPTY = Buffer.alloc(0);
  * aggregate itself: the order of an aggregate's input is otherwise undefined, whatever the
  * subquery's ORDER BY. On SQLite (3.44+) that sorts the page's bodies once more: 15 -> 24 us per
  * statement at limit 20, 32 -> 80 us at limit 100 (1,000 owners of one customer).
+ *
+ * The same statement confirms the request's token is live (not revoked): with the token service's
+ * memory of verified secrets, a list request costs one round trip to the database instead of two
+ * (owner list on PostgreSQL, 1,000 owners: 0.17 -> 0.28 of the Fastify floor in one run). The page
+ * joins a one-row token check, so a row comes back whether or not the customer exists.
+ *
+ * PostgreSQL returns the bodies as text, not bytea: bytea travels hex-encoded, twice the bytes to
+ * send and to decode (a 20-owner page read 1.3x faster as text, 8 concurrent clients, A/B).
  */
 const pageQuery = (engine: Engine, a: PageArgs, fromStart: boolean) => {
   const aggregates =
     engine === 'sqlite'
       ? sql`cast(group_concat(body, ${sql.lit(SEPARATOR)} order by created_at, id) as blob) as bodies`
-      : sql`convert_to(string_agg(body, ${sql.lit(SEPARATOR)} order by created_at, id), 'UTF8') as bodies`;
+      : sql`string_agg(body, ${sql.lit(SEPARATOR)} order by created_at, id) as bodies`;
   // The first page has no lower bound: a plain prefix seek, without the row-value comparison (about
   // an eighth of the statement's time on SQLite).
   const after = fromStart ? sql`` : sql`and ${afterPosition({ createdAt: a.afterCreatedAt, id: a.afterId }, undefined, 'asc', 'created_at')}`;
   return sql<PageRow>`
-    select c.customer_type, c.owner_count, p.n, p.bodies
-    from customers c, (
-      select count(*) as n, ${aggregates}
-      from (
-        select body, created_at, id from beneficial_owners
-        where customer_id = ${a.customerId} ${after}
-        order by created_at, id
-        limit ${a.limit} + 1
-      ) page
-    ) p
-    where c.id = ${a.customerId} and c.platform_id = ${a.platformId}`;
+    select tk.live, pg.customer_type, pg.owner_count, pg.n, pg.bodies
+    from (select count(*) as live from api_tokens where id = ${a.tokenId} and revoked_at is null) tk
+    left join (
+      select c.customer_type, c.owner_count, p.n, p.bodies
+      from customers c, (
+        select count(*) as n, ${aggregates}
+        from (
+          select body, created_at, id from beneficial_owners
+          where customer_id = ${a.customerId} ${after}
+          order by created_at, id
+          limit ${a.limit} + 1
+        ) page
+      ) p
+      where c.id = ${a.customerId} and c.platform_id = ${a.platformId}
+    ) pg on true`;
 };
 
 export async function insertOwner(trx: Executor, row: BeneficialOwnerRow): Promise<void> {
@@ -94,20 +110,27 @@ export class OwnerPageReader {
   private readonly next: PreparedRead<PageArgs, PageRow>;
 
   constructor(store: Store) {
-    const sentinel: PageArgs = { platformId: '\u0000platform', customerId: '\u0000customer', afterCreatedAt: -101, afterId: '\u0000after', limit: -102 };
+    const sentinel: PageArgs = { tokenId: '\u0000token', platformId: '\u0000platform', customerId: '\u0000customer', afterCreatedAt: -101, afterId: '\u0000after', limit: -102 };
     this.first = new PreparedRead(store, (db, a) => pageQuery(store.engine, a, true).compile(db), sentinel);
     this.next = new PreparedRead(store, (db, a) => pageQuery(store.engine, a, false).compile(db), sentinel);
   }
 
   /**
    * Up to `limit` owners after the position (a negative `afterCreatedAt` means from the start, as
-   * every owner's creation time is positive); undefined when the customer is not the platform's.
+   * every owner's creation time is positive); `page` is undefined when the customer is not the
+   * platform's, and both are when the token is not live.
    */
-  async read(args: PageArgs): Promise<OwnerPageRead | undefined> {
+  async read(args: PageArgs): Promise<{ tokenLive: boolean; page?: OwnerPageRead }> {
     const row = await (args.afterCreatedAt < 0 ? this.first : this.next).first(args);
-    if (!row) return undefined;
-    const read: OwnerPageRead = { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: row.bodies ?? EMPTY };
-    if (Number(row.n) <= args.limit) return read;
+    if (!row || Number(row.live) === 0) return { tokenLive: false };
+    if (row.customer_type === null) return { tokenLive: true };
+    const bodies = typeof row.bodies === 'string' ? Buffer.from(row.bodies) : (row.bodies ?? EMPTY);
+    return { tokenLive: true, page: this.cut(args.limit, { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: bodies }, Number(row.n)) };
+  }
+
+  /** With more than `limit` owners read, drops the extra one and keeps the page's last owner for the cursor. */
+  private cut(limit: number, read: OwnerPageRead, n: number): OwnerPageRead {
+    if (n <= limit) return read;
     const page = read.ownersJson.subarray(0, read.ownersJson.lastIndexOf(SEPARATOR_BYTES));
     const lastStart = page.lastIndexOf(SEPARATOR_BYTES);
     read.ownersJson = page;
