@@ -198,7 +198,8 @@ export class BeneficialOwnerService {
   /**
    * One page in (creation time, id) order. The customer check, the count and the rows come from
    * one statement; a bad cursor and a bad customer are reported together. The same statement
-   * confirms that `tokenId`, the request's token, is live (see Principal.unconfirmed).
+   * confirms that `tokenId`, the request's token, is live (see Principal.unconfirmed); when the
+   * customer is not found it cannot, and the error answer confirms it instead.
    */
   async list(tokenId: string, platformId: string, customerId: string, limit: number, cursor: string | undefined): Promise<OwnerPage> {
     const scope = `owners:${platformId}:${customerId}`;
@@ -212,8 +213,9 @@ export class BeneficialOwnerService {
         errors.push(...err.errors);
       }
     }
-    const { tokenLive, page: read } = await this.pages.read({ tokenId, platformId, customerId, afterCreatedAt: after.createdAt, afterId: after.id, limit });
-    if (!tokenLive) throw new RevokedCredentialsError(tokenId);
+    const found = await this.pages.read({ tokenId, platformId, customerId, afterCreatedAt: after.createdAt, afterId: after.id, limit });
+    if (found && !found.tokenLive) throw new RevokedCredentialsError(tokenId);
+    const read = found?.page;
     if (read?.customerType !== 'BUSINESS') errors.unshift(notABusinessCustomer());
     if (errors.length > 0 || !read) throw new ValidationError(errors);
     const { ownersJson, ownerCount: totalCount, lastOwnerJson } = read;
