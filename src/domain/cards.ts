@@ -4,7 +4,8 @@ import { findCustomer } from '../store/customers-repo.js';
 import type { Store } from '../store/store.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../store/tables/cards.js';
 import type { SortOrder } from '../store/page.js';
-import { CARD_TRANSACTION_STATUSES, type CardTransactionStatus, type Ledger, type LedgerStatus, type OperationKind } from './card-transactions.js';
+import { CARD_TRANSACTION_STATUSES, type CardTransactionStatus, type DeclineReason, type Ledger, type LedgerStatus, type OperationKind } from './card-transactions.js';
+import { summariesOf, type CardEventSummary, type CardPullSummary } from './card-summaries.js';
 import { lookupableId, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import { instant, listScope, type Cursors, type Page } from './pagination.js';
@@ -75,8 +76,11 @@ export interface CardTransaction {
   authorizedAmount: CurrencyAmount;
   settledAmount: CurrencyAmount;
   refundedAmount: CurrencyAmount;
-  settlementSummary: { count: number; totalAmount: number };
-  refundSummary: { count: number; totalAmount: number };
+  pullSummary: CardPullSummary;
+  settlementSummary: CardEventSummary;
+  refundSummary: CardEventSummary;
+  /** Only on a DECLINED transaction. */
+  declineReason?: DeclineReason;
   issuerTransactionToken: string;
   authorizedAt: string;
   lastEventAt: string;
@@ -118,7 +122,7 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
   const currency = currencyOf(row.currency);
   const money = (amount: number): CurrencyAmount => ({ amount, currency });
   const authorizedAt = row.authorized_at ?? row.created_at;
-  return {
+  const txn: CardTransaction = {
     id: row.id,
     type: 'CARD',
     status: row.status as CardTransactionStatus,
@@ -132,8 +136,7 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
     authorizedAmount: money(row.authorized_amount),
     settledAmount: money(row.settled_amount),
     refundedAmount: money(row.refunded_amount),
-    settlementSummary: { count: row.settlement_count, totalAmount: row.settled_amount },
-    refundSummary: { count: row.refund_count, totalAmount: row.refunded_amount },
+    ...summariesOf(row.decline_reason, operations),
     issuerTransactionToken: row.issuer_transaction_token,
     authorizedAt: iso(authorizedAt),
     lastEventAt: iso(row.last_event_at ?? authorizedAt),
@@ -141,6 +144,8 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
     updatedAt: iso(row.updated_at),
     operations: operations.map(renderOperation),
   };
+  if (row.decline_reason !== null) txn.declineReason = row.decline_reason as DeclineReason;
+  return txn;
 }
 
 export function ledgerOf(row: CardTransactionRow): Ledger {
