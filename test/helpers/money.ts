@@ -1,3 +1,5 @@
+import { accountOf } from '../../src/domain/internal-accounts.js';
+import type { Services } from '../../src/domain/services.js';
 import { insertTestCustomer } from './fixtures.js';
 import type { Caller, TestApp } from './test-app.js';
 
@@ -34,4 +36,23 @@ export async function activeFundedCard(t: TestApp, caller: Caller = t.caller, fu
   const card = await ok(await caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [accountId] }), 'POST /cards', 201);
   if (card.state !== 'ACTIVE') throw new Error(`the new card is ${card.state}, not ACTIVE`);
   return { cardId: card.id, accountId, cardholderId: holder };
+}
+
+/** Funds a customer's USD account through the services (opening the account if the customer was written straight to the store). */
+export async function fundCustomer(services: Services, platformId: string, customerId: string, amount = AMPLE_FUNDS): Promise<string> {
+  const account = await services.store.transaction((trx) => accountOf(trx, platformId, customerId, 'USD'));
+  await services.internalAccounts.fund(platformId, account.id, amount);
+  return account.id;
+}
+
+/** Funds a customer's USD account through a running server's API (`auth`: the Authorization header value). */
+export async function fundCustomerAt(baseUrl: string, auth: string, customerId: string, amount = AMPLE_FUNDS): Promise<string> {
+  const send = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${baseUrl}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? null : JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as any;
+  };
+  const accountId = (await send('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`)).data[0].id as string;
+  await send('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount });
+  return accountId;
 }
