@@ -67,6 +67,8 @@ export interface CardTransaction {
   id: string;
   type: 'CARD';
   status: CardTransactionStatus;
+  /** Only on a DECLINED transaction. */
+  declineReason?: DeclineReason;
   direction: 'DEBIT';
   cardId: string;
   accountId: string;
@@ -79,8 +81,6 @@ export interface CardTransaction {
   pullSummary: CardPullSummary;
   settlementSummary: CardEventSummary;
   refundSummary: CardEventSummary;
-  /** Only on a DECLINED transaction. */
-  declineReason?: DeclineReason;
   issuerTransactionToken: string;
   authorizedAt: string;
   lastEventAt: string;
@@ -122,10 +122,11 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
   const currency = currencyOf(row.currency);
   const money = (amount: number): CurrencyAmount => ({ amount, currency });
   const authorizedAt = row.authorized_at ?? row.created_at;
-  const txn: CardTransaction = {
+  return {
     id: row.id,
     type: 'CARD',
     status: row.status as CardTransactionStatus,
+    ...(row.decline_reason === null ? {} : { declineReason: row.decline_reason as DeclineReason }),
     direction: 'DEBIT',
     cardId: row.card_id,
     // Set when the authorization lands, before the transaction is visible (and by migration 010 for older ones).
@@ -144,8 +145,6 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
     updatedAt: iso(row.updated_at),
     operations: operations.map(renderOperation),
   };
-  if (row.decline_reason !== null) txn.declineReason = row.decline_reason as DeclineReason;
-  return txn;
 }
 
 export function ledgerOf(row: CardTransactionRow): Ledger {
