@@ -165,7 +165,13 @@ async function prepare(engine: Engine, kind: 'authorization' | 'clearing', trans
       id: customerId, platform_id, customer_type: 'INDIVIDUAL', platform_customer_id: 'bench', kyc_status: 'UNVERIFIED', data: '{}', owner_count: 0,
       uma_address: '$bench@sandbox.uma.invalid', is_deleted: 0, region: null, currency_list: '', created_at: now, updated_at: now,
     });
-    const card = await post('/cards', { cardholderId: customerId, form: 'VIRTUAL' });
+    // Authorizations are declined without the funds: enough for every authorization the run can send.
+    const accounts = await fetch(`${base}/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}`, { headers });
+    const accountId = ((await accounts.json()) as { data: { id: string }[] }).data[0]!.id;
+    for (let funded = 0; funded < transactions * 1_000_000_000 + 1e12; funded += 100_000_000_000) {
+      await post(`/sandbox/internal-accounts/${accountId}/fund`, { amount: 100_000_000_000 });
+    }
+    const card = await post('/cards', { cardholderId: customerId, form: 'VIRTUAL', fundingSources: [accountId] });
     const path = `${new URL(base).pathname}/sandbox/cards/${card.id}/simulate/${kind}`;
     if (kind === 'authorization') {
       const body = JSON.stringify({ amount: 1250, merchant: MERCHANT });

@@ -105,7 +105,10 @@ class Target {
         businessInfo: { legalName: 'Bench Co', incorporatedOn: '2020-01-01', taxId: '99-9999999' },
         address: { line1: '1 Bench St', postalCode: '94105', country: 'US' },
       });
-      for (let i = 0; i < cards; i++) target.cards.push((await target.api('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL' })).id);
+      // Authorizations are declined without the funds: enough for every authorization the run can send (funded before the endpoint is set, so no event).
+      const account = (await target.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`)).data[0];
+      for (let i = 0; i < 10; i++) await target.api('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 100_000_000_000 });
+      for (let i = 0; i < cards; i++) target.cards.push((await target.api('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account.id] })).id);
       await target.receiver.start();
       const config = await target.api('PATCH', '/config', { webhookEndpoint: target.receiver.url });
       target.receiver.trust(config);

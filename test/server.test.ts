@@ -7,6 +7,7 @@ import { createTestDatabase, ENGINES, type TestDatabase } from './helpers/engine
 import { startServerProcess, type ServerProcess } from './helpers/server-process.js';
 import { HoldingReceiver } from './helpers/holding-receiver.js';
 import { engineAvailable } from './helpers/test-app.js';
+import { fundCustomerAt } from './helpers/money.js';
 
 /** A POST whose headers and first bytes of body go out now, and the rest on finish(). */
 function slowRequest(base: string, authorization: string, body: unknown) {
@@ -95,9 +96,11 @@ for (const engine of ENGINES) {
         const res = await fetch(`${base}${path}`, { method, headers: { authorization: auth, ...json }, body: body === undefined ? undefined : JSON.stringify(body) });
         return { status: res.status, body: await res.json() };
       };
+      const customer = await call('POST', '/customers', { customerType: 'INDIVIDUAL' });
+      // Funded before the endpoint is set, so the funding's balance event is stored, not delivered.
+      await fundCustomerAt(base, auth, customer.body.id);
       receiver = await new HoldingReceiver().start();
       receiver.trust((await call('PATCH', '/config', { webhookEndpoint: receiver.url })).body);
-      const customer = await call('POST', '/customers', { customerType: 'INDIVIDUAL' });
       const card = await call('POST', '/cards', { cardholderId: customer.body.id, form: 'VIRTUAL' });
       const accepted = await call('POST', `/sandbox/cards/${card.body.id}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'DRAIN TEST' } });
       expect([customer.status, card.status, accepted.status]).toEqual([201, 201, 202]);

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { openServices } from '../../src/domain/services.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
+import { activeFundedCard } from '../helpers/money.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -242,8 +242,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const customer = (await created('POST', '/customers', businessCustomer())).id as string;
   const toDelete = (await created('POST', '/customers', businessCustomer())).id as string;
   const owner = (await created('POST', '/beneficial-owners', ownerInput(customer))).id as string;
-  const cardholder = await insertTestCustomer(t, caller);
-  const card = (await created('POST', '/cards', { cardholderId: cardholder, form: 'VIRTUAL' })).id as string;
+  const { cardholderId: cardholder, cardId: card } = await activeFundedCard(t, caller);
   const simulate = async (kind: string, body: unknown) => created('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
   const authorization = { amount: 1000, merchant: { descriptor: 'CORNER SHOP' } };
   /** A new transaction of 1000 with the given operations accepted on it (not landed). */
@@ -300,8 +299,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
 /** Failures that depend on state rather than on the request's form: 409s, amounts, missing or failing endpoints. */
 async function stateFailures(t: TestApp): Promise<[string, string, number, Promise<LightMyRequestResponse>][]> {
   const caller = await t.newCaller();
-  const holder = await insertTestCustomer(t, caller);
-  const card = (await caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json().id as string;
+  const { cardholderId: holder, cardId: card } = await activeFundedCard(t, caller);
   const sim = (kind: string, body: unknown) => caller.req('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
   const open = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
   const expired = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;

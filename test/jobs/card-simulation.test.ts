@@ -9,6 +9,7 @@ import { openStore, type Store } from '../../src/store/store.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
+import { activeFundedCard, fundCustomer, fundCustomerAt } from '../helpers/money.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { describeEachEngine, engineAvailable } from '../helpers/test-app.js';
 
@@ -53,6 +54,7 @@ for (const engine of ENGINES) {
       store = openStore({ databaseUrl: tdb.databaseUrl, dataDir: tdb.dataDir });
       const { platform_id } = await store.db.selectFrom('api_tokens').select('platform_id').executeTakeFirstOrThrow();
       const holder = await insertTestCustomer({ services: { store } } as never, { platformId: platform_id } as never);
+      await fundCustomerAt(first.baseUrl, auth, holder);
       const card = (await call(first.baseUrl, 'POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).body;
 
       const txnIds: string[] = [];
@@ -106,6 +108,7 @@ for (const engine of ENGINES) {
       const { createPlatformWithToken } = await import('../../src/domain/platforms.js');
       const { platformId } = await createPlatformWithToken(a.store, a.tokens, 'race', 'sandbox');
       const holder = await insertTestCustomer({ services: a } as never, { platformId } as never);
+      await fundCustomer(a, platformId, holder);
       const card = await a.cards.create(platformId, 'sandbox', { cardholderId: holder, form: 'VIRTUAL' });
       const txnIds: string[] = [];
       const tokens: string[] = [];
@@ -143,8 +146,7 @@ describeEachEngine(
   'card simulation lease takeover',
   (t) => {
     it('an operation claimed by a worker that died lands once after the lease expires', async () => {
-      const holder = await insertTestCustomer(t, t.caller);
-      const card = (await t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).json();
+      const card = { id: (await activeFundedCard(t)).cardId };
       const res = await t.caller.req('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 10, merchant: MERCHANT });
       const { cardTransactionId } = res.json();
       const [claimed] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'crashed', kinds: [CARD_SIMULATION_JOB], leaseMs: 300, limit: 10 });

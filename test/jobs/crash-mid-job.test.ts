@@ -10,6 +10,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { expectLandedExactlyOnce, pendingOperations, startTraffic } from '../helpers/simulation-traffic.js';
 import { engineAvailable } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
+import { fundCustomerAt } from '../helpers/money.js';
 
 const SERVER_ENV = {
   JOB_LEASE_MS: '3500',
@@ -50,6 +51,7 @@ for (const engine of ENGINES) {
       receiver = await new HoldingReceiver().start();
       receiver.trust(await call('PATCH', '/config', { webhookEndpoint: receiver.url }));
       const holder = (await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
+      await fundCustomerAt(apiOnly.baseUrl, auth, holder);
       const cardIds: string[] = [];
       for (let i = 0; i < 4; i++) cardIds.push((await call('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL' })).id);
       const backlog = startTraffic({ baseUrls: [apiOnly.baseUrl], auth, cardIds, clients: 8 });

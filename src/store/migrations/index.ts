@@ -10,6 +10,7 @@ import { m008CustomersGrid } from './008-customers-grid.js';
 import { m009ListPositions } from './009-list-positions.js';
 import { m010InternalAccounts } from './010-internal-accounts.js';
 import { m011EnvironmentScopes } from './011-environment-scopes.js';
+import { m013CardDeclines } from './013-card-declines.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '009_list_positions': m009ListPositions,
   '010_internal_accounts': m010InternalAccounts,
   '011_environment_scopes': m011EnvironmentScopes,
+  '013_card_declines': m013CardDeclines,
 };
