@@ -170,9 +170,13 @@ async function prepare(engine: Engine, kind: 'authorization' | 'clearing', trans
       if (res.status >= 300) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as any;
     };
+    // Authorizations are declined without the funds: enough for every authorization the run can send.
+    const accountId = (await get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=INTERNAL_FIAT&currency=USD`)).data[0].id as string;
+    for (let funded = 0; funded < transactions * 1_000_000_000 + 1e12; funded += 100_000_000_000) {
+      await post(`/sandbox/internal-accounts/${accountId}/fund`, { amount: 100_000_000_000 });
+    }
     // A card needs an APPROVED cardholder (written so above) and its internal account as funding source; it is ACTIVE once provisioned.
-    const account = (await get(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&type=INTERNAL_FIAT&currency=USD`)).data[0].id as string;
-    const card = await post('/cards', { cardholderId: customerId, form: 'VIRTUAL', fundingSources: [account] });
+    const card = await post('/cards', { cardholderId: customerId, form: 'VIRTUAL', fundingSources: [accountId] });
     for (const deadline = Date.now() + 30_000; (await get(`/cards/${card.id}`)).state !== 'ACTIVE'; ) {
       if (Date.now() > deadline) throw new Error(`card ${card.id} did not become ACTIVE`);
       await new Promise((r) => setTimeout(r, 20));

@@ -107,8 +107,10 @@ class Target {
       });
       // A card needs an APPROVED cardholder and its internal account as funding source; it is ACTIVE once provisioned.
       await target.api('POST', `/sandbox/customers/${customer.id}/kyc`, { status: 'APPROVED' });
-      const account = (await target.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&type=INTERNAL_FIAT&currency=USD`)).data[0].id as string;
-      for (let i = 0; i < cards; i++) target.cards.push((await target.api('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account] })).id);
+      // Authorizations are declined without the funds: enough for every authorization the run can send (funded before the endpoint is set, so no event).
+      const account = (await target.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&type=INTERNAL_FIAT&currency=USD`)).data[0];
+      for (let i = 0; i < 10; i++) await target.api('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 100_000_000_000 });
+      for (let i = 0; i < cards; i++) target.cards.push((await target.api('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account.id] })).id);
       for (const id of target.cards) await target.untilActive(id);
       await target.receiver.start();
       const config = await target.api('PATCH', '/config', { webhookEndpoint: target.receiver.url });

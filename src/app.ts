@@ -70,7 +70,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   // Only JSON bodies are accepted; anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, services.tokens);
   registerIdempotency(app, services.idempotencyKeys);
 
   const authenticate = basicAuth(services.tokens, services.config);

@@ -54,6 +54,8 @@ const ConfigSchema = Type.Object({
   // Requests one token may send per window (per process); 0, the default, turns the limit off.
   RATE_LIMIT_PER_TOKEN: Type.Integer({ default: 0, minimum: 0 }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1_000 }),
+  // Sandbox: how long the pull of an authorization whose descriptor ends in 005 stays pending (Grid: about 30 s).
+  SANDBOX_DELAYED_PULL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -89,6 +91,7 @@ export interface Config {
   /** Requests per token per window; 0 when there is no limit. */
   rateLimitPerToken: number;
   rateLimitWindowMs: number;
+  sandboxDelayedPullMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -156,5 +159,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authFailureWindowMs: c.AUTH_FAILURE_WINDOW_MS,
     rateLimitPerToken: c.RATE_LIMIT_PER_TOKEN,
     rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS,
+    sandboxDelayedPullMs: c.SANDBOX_DELAYED_PULL_MS,
   };
 }

@@ -8,6 +8,7 @@ import { startServerProcess, type ServerProcess } from './helpers/server-process
 import { activeCardOver, fetchCall } from './helpers/fixtures.js';
 import { HoldingReceiver } from './helpers/holding-receiver.js';
 import { engineAvailable } from './helpers/test-app.js';
+import { fundCustomerAt } from './helpers/money.js';
 
 /** A POST whose headers and first bytes of body go out now, and the rest on finish(). */
 function slowRequest(base: string, authorization: string, body: unknown) {
@@ -96,9 +97,11 @@ for (const engine of ENGINES) {
         const res = await fetch(`${base}${path}`, { method, headers: { authorization: auth, ...json }, body: body === undefined ? undefined : JSON.stringify(body) });
         return { status: res.status, body: await res.json() };
       };
+      const customer = await call('POST', '/customers', { customerType: 'INDIVIDUAL' });
+      // Funded before the endpoint is set, so the funding's balance event is stored, not delivered.
+      await fundCustomerAt(base, auth, customer.body.id);
       receiver = await new HoldingReceiver().start();
       receiver.trust((await call('PATCH', '/config', { webhookEndpoint: receiver.url })).body);
-      const customer = await call('POST', '/customers', { customerType: 'INDIVIDUAL' });
       const card = await activeCardOver(fetchCall(base, auth), customer.body.id);
       const accepted = await call('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'DRAIN TEST' } });
       expect([customer.status, card.state, accepted.status]).toEqual([201, 'ACTIVE', 202]);

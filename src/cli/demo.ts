@@ -3,8 +3,9 @@
  * (or uses BASE_URL + CLIENT_ID + CLIENT_SECRET), starts a local receiver that verifies both
  * signatures of every webhook (X-Grid-Signature with Node's crypto and the platform's public key,
  * the Standard Webhooks headers with the standardwebhooks package), and walks through customers,
- * owners, a card and its simulators, printing each request, response and webhook with both
- * checks. Exits 0 only if the test webhook and every expected event arrived verified both ways.
+ * owners, a funded card and its simulators, printing each request, response and webhook with both
+ * checks and the account's balances after each step. Exits 0 only if the test webhook and every
+ * expected event arrived verified both ways and every balance is what the ledger's arithmetic says.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +55,17 @@ function existingService(): Target | undefined {
   return { baseUrl: BASE_URL.replace(/\/$/, ''), auth: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`, stop: async () => {} };
 }
 
+interface Balances {
+  available: number;
+  total: number;
+}
+
+interface BalanceCheck {
+  step: string;
+  expected: Balances;
+  got: Balances;
+}
+
 interface Expectation {
   step: string;
   token: string;
@@ -68,8 +80,11 @@ async function main(): Promise<number> {
   const byToken = new Map<string, Expectation>();
   const arrived = new Set<string>();
   let testWebhook: ReceivedWebhook | undefined;
+  const balanceWebhooks: ReceivedWebhook[] = [];
+  const balanceChecks: BalanceCheck[] = [];
   const receiver = new WebhookReceiver({
     onDelivery: (d) => {
+      if (d.verified && d.payload?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED') balanceWebhooks.push(d);
       const operation = (d.payload?.operation ?? {}) as { issuerTransactionToken?: string };
       const token = operation.issuerTransactionToken;
       const exp = token ? byToken.get(token) : undefined;
@@ -123,6 +138,23 @@ async function main(): Promise<number> {
     await waitForWebhook(exp.token);
     return json;
   };
+
+  /** Reads the account and checks its balances against what the ledger's arithmetic says they must be. */
+  const showBalance = async (step: string, customerId: string, expected: Balances) => {
+    const account = (await call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`)).json.data[0];
+    const got = { available: account.balance.amount as number, total: account.totalBalance.amount as number };
+    balanceChecks.push({ step, expected, got });
+    const good = got.available === expected.available && got.total === expected.total;
+    const text = `available ${got.available} / total ${got.total}`;
+    console.log(`   ${good ? green('✓') : red('✗')} balance after ${step}: ${bold(text)}${good ? dim(' (as the ledger says)') : red(` (the ledger says available ${expected.available} / total ${expected.total})`)}`);
+  };
+  const waitForBalanceWebhook = async (accountId: string, available: number, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    const match = () => balanceWebhooks.find((d) => (d.payload?.data as { id?: string })?.id === accountId && (d.payload?.data as { balance?: { amount?: number } })?.balance?.amount === available);
+    while (!match() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    return match();
+  };
+  let fundingWebhook: ReceivedWebhook | undefined;
 
   try {
     console.log(bold('\n1. Point the platform\'s webhooks at a local receiver'));
@@ -178,31 +210,47 @@ async function main(): Promise<number> {
     } while (cursor);
     console.log(dim(`   ${listed} owners listed`));
 
-    console.log(bold('\n4. A virtual card for the customer, once its KYB is APPROVED'));
+    console.log(bold('\n4. Once the customer\'s KYB is APPROVED, fund its USD internal account and issue a virtual card drawing on it'));
     // The sandbox approves a new customer's KYB by itself about a second after its creation (CUSTOMER.KYB_APPROVED);
     // a platform that turned that off (sandboxKycAutoApproval) decides it with the sandbox KYC endpoint.
     const approved = await poll(async () => ((await quiet('GET', `/customers/${customer.id}`)).kybStatus === 'APPROVED' ? true : undefined), 5_000);
     if (!approved) await call('POST', `/sandbox/customers/${customer.id}/kyc`, { status: 'APPROVED' });
     await call('GET', `/customers/${customer.id}`);
     const account = (await call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD&type=INTERNAL_FIAT`)).json.data[0];
+    await call('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 10_000 });
+    fundingWebhook = await waitForBalanceWebhook(account.id, 10_000);
+    console.log(`   ${fundingWebhook ? green('✓') : red('✗')} INTERNAL_ACCOUNT.BALANCE_UPDATED for the funding ${fundingWebhook ? 'arrived verified both ways' : 'did not arrive'}`);
+    await showBalance('funding 10000', customer.id, { available: 10_000, total: 10_000 });
     const issued = (await call('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account.id] })).json;
     console.log(dim(`   The card starts ${issued.state}; the issuer makes it ACTIVE shortly after (CARD.STATE_CHANGE).`));
     const active = await poll(async () => ((await quiet('GET', `/cards/${issued.id}`)).state === 'ACTIVE' ? true : undefined), 10_000);
     if (!active) throw new Error(`card ${issued.id} did not become ACTIVE`);
     const card = (await call('GET', `/cards/${issued.id}`)).json;
 
-    console.log(bold('\n5. An authorization that expires'));
+    console.log(bold('\n5. An authorization that expires: the hold, then its release'));
     const auth1 = await simulate('authorization #1', card.id, 'authorization', { amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');
+    await showBalance('authorization #1 (1250 held)', customer.id, { available: 8_750, total: 10_000 });
     await simulate('authorization_expiry #1', card.id, 'authorization_expiry', { cardTransactionId: auth1.cardTransactionId }, 'CARD_TRANSACTION.EXPIRED');
+    await showBalance('expiry #1 (hold released)', customer.id, { available: 10_000, total: 10_000 });
 
     console.log(bold('\n6. An authorization through clearing, return and return reversal'));
     const auth2 = await simulate('authorization #2', card.id, 'authorization', { amount: 4200, merchant: { descriptor: 'CITY BIKES', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');
+    await showBalance('authorization #2 (4200 held)', customer.id, { available: 5_800, total: 10_000 });
     await simulate('clearing #2', card.id, 'clearing', { cardTransactionId: auth2.cardTransactionId, amount: 4200 }, 'CARD_TRANSACTION.SETTLED');
+    await showBalance('clearing #2 (hold debited)', customer.id, { available: 5_800, total: 5_800 });
     await simulate('return #2', card.id, 'return', { cardTransactionId: auth2.cardTransactionId, amount: 4200 }, 'CARD_TRANSACTION.REFUNDED');
+    await showBalance('return #2 (credited)', customer.id, { available: 10_000, total: 10_000 });
     await simulate('return_reversal #2', card.id, 'return_reversal', { cardTransactionId: auth2.cardTransactionId }, 'CARD_TRANSACTION.SETTLED');
+    await showBalance('return_reversal #2 (debited again)', customer.id, { available: 5_800, total: 5_800 });
     await call('GET', `/transactions/${auth2.cardTransactionId}`);
 
-    console.log(bold('\n7. The event log'));
+    console.log(bold('\n7. A declined authorization (merchant descriptor ending in 002: INSUFFICIENT_FUNDS)'));
+    const auth3 = await simulate('authorization #3', card.id, 'authorization', { amount: 500, merchant: { descriptor: 'AMAZON RETAIL US-002' } }, 'CARD_TRANSACTION.DECLINED');
+    const declined = (await call('GET', `/transactions/${auth3.cardTransactionId}`)).json;
+    console.log(dim(`   status ${declined.status}, declineReason ${declined.declineReason}: ${declined.operations[0]?.reason}`));
+    await showBalance('the declined authorization (nothing held)', customer.id, { available: 5_800, total: 5_800 });
+
+    console.log(bold('\n8. The event log'));
     await call('GET', '/webhook-events?limit=10');
   } catch (err) {
     console.error(red(`\nThe demo stopped: ${err instanceof Error ? err.message : String(err)}`));
@@ -213,8 +261,9 @@ async function main(): Promise<number> {
   }
 
   console.log(bold('\nSummary'));
-  let ok = expectations.length === 6 && testWebhook?.verified === true;
+  let ok = expectations.length === 7 && testWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 8;
   console.log(`  ${testWebhook?.verified ? green('✓') : red('✗')} ${'test webhook'.padEnd(24)} ${''.padEnd(40)} expected ${'TEST'.padEnd(26)} got ${testWebhook ? `${String(testWebhook.payload?.type)} ${testWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
+  console.log(`  ${fundingWebhook ? green('✓') : red('✗')} ${'funding'.padEnd(24)} ${''.padEnd(40)} expected ${'INTERNAL_ACCOUNT.BALANCE_UPDATED'.padEnd(26)} got ${fundingWebhook ? 'it, verified both ways' : 'no webhook'}`);
   for (const e of expectations) {
     const got = e.webhook;
     const good = got !== undefined && got.verified && got.payload?.type === e.type;
@@ -222,10 +271,17 @@ async function main(): Promise<number> {
     const detail = got ? `${String(got.payload?.type)} ${got.verified ? 'verified both ways' : 'NOT verified'} after ${got.receivedAt - e.calledAt} ms` : 'no webhook';
     console.log(`  ${good ? green('✓') : red('✗')} ${e.step.padEnd(24)} ${e.token.padEnd(40)} expected ${e.type.padEnd(26)} got ${detail}`);
   }
+  const wrongBalances = balanceChecks.filter((c) => c.got.available !== c.expected.available || c.got.total !== c.expected.total);
+  if (wrongBalances.length > 0) ok = false;
+  console.log(`  ${wrongBalances.length === 0 ? green('✓') : red('✗')} ${balanceChecks.length} balance checks, ${wrongBalances.length} differing from the ledger's arithmetic`);
   const unverified = receiver.deliveries.filter((d) => !d.verified).length;
   if (unverified > 0) ok = false;
   console.log(`  ${receiver.deliveries.length} deliveries received, ${unverified} failed verification (X-Grid-Signature and webhook-signature, each checked)`);
-  console.log(ok ? green(bold('\nEvery expected webhook arrived, verified both ways.')) : red(bold('\nSome expected webhooks did not arrive verified both ways.')));
+  console.log(
+    ok
+      ? green(bold('\nEvery expected webhook arrived, verified both ways, and every balance is what the ledger says.'))
+      : red(bold('\nSome expected webhooks did not arrive verified both ways, or a balance differs from the ledger.')),
+  );
   return ok ? 0 : 1;
 }
 

@@ -2,7 +2,7 @@ import { countNewOwner, findCustomer } from '../store/customers-repo.js';
 import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../store/owners-repo.js';
 import type { Position } from '../store/page.js';
 import type { Store } from '../store/store.js';
-import { DeletedError, lookupableId, NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { DeletedError, lookupableId, NotFoundError, RevokedCredentialsError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import type { Cursors } from './pagination.js';
 
@@ -197,9 +197,11 @@ export class BeneficialOwnerService {
 
   /**
    * One page in (creation time, id) order. The customer check, the count and the rows come from
-   * one statement; a bad cursor and a bad customer are reported together.
+   * one statement; a bad cursor and a bad customer are reported together. The same statement
+   * confirms that `tokenId`, the request's token, is live (see Principal.unconfirmed); when the
+   * customer is not found it cannot, and the error answer confirms it instead.
    */
-  async list(platformId: string, customerId: string, limit: number, cursor: string | undefined): Promise<OwnerPage> {
+  async list(tokenId: string, platformId: string, customerId: string, limit: number, cursor: string | undefined): Promise<OwnerPage> {
     const scope = `owners:${platformId}:${customerId}`;
     const errors: FieldError[] = [];
     let after = START;
@@ -211,7 +213,9 @@ export class BeneficialOwnerService {
         errors.push(...err.errors);
       }
     }
-    const read = await this.pages.read({ platformId, customerId, afterCreatedAt: after.createdAt, afterId: after.id, limit });
+    const found = await this.pages.read({ tokenId, platformId, customerId, afterCreatedAt: after.createdAt, afterId: after.id, limit });
+    if (found && !found.tokenLive) throw new RevokedCredentialsError(tokenId);
+    const read = found?.page;
     if (read?.customerType !== 'BUSINESS') errors.unshift(notABusinessCustomer());
     if (errors.length > 0 || !read) throw new ValidationError(errors);
     const { ownersJson, ownerCount: totalCount, lastOwnerJson } = read;

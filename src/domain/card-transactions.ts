@@ -1,6 +1,6 @@
 /** The card transaction state machine: pure, shared by acceptance (projection) and landing. */
 
-export const CARD_TRANSACTION_STATUSES = ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'REFUNDED', 'EXCEPTION', 'EXPIRED'] as const;
+export const CARD_TRANSACTION_STATUSES = ['AUTHORIZED', 'PARTIALLY_SETTLED', 'SETTLED', 'REFUNDED', 'EXCEPTION', 'EXPIRED', 'DECLINED'] as const;
 export type CardTransactionStatus = (typeof CARD_TRANSACTION_STATUSES)[number];
 /** Internal only: the authorization is accepted but has not landed, so the transaction is not visible yet. */
 export type LedgerStatus = CardTransactionStatus | 'PENDING';
@@ -14,8 +14,17 @@ export const SIMULATIONS = {
   return_reversal: 'RETURN_REVERSAL',
 } as const;
 export type SimulationName = keyof typeof SIMULATIONS;
-export type OperationKind = (typeof SIMULATIONS)[SimulationName];
-export const OPERATION_KINDS = Object.values(SIMULATIONS);
+/**
+ * The simulators' kinds, and the issuer's report on the pull an approved authorization made: no
+ * simulator makes these, the authorization's descriptor does (`005`: confirmed after a delay;
+ * `006`: reported failed).
+ */
+export type OperationKind = (typeof SIMULATIONS)[SimulationName] | 'PULL_CONFIRMATION' | 'PULL_FAILURE';
+export const OPERATION_KINDS: OperationKind[] = [...Object.values(SIMULATIONS), 'PULL_CONFIRMATION', 'PULL_FAILURE'];
+
+/** Why an authorization is declined (Grid's decisioning reasons). */
+export const DECLINE_REASONS = ['CARD_PAUSED', 'INSUFFICIENT_FUNDS'] as const;
+export type DeclineReason = (typeof DECLINE_REASONS)[number];
 
 export interface Ledger {
   status: LedgerStatus;
@@ -32,6 +41,8 @@ export interface Operation {
   kind: OperationKind;
   /** Minor units; null for expiry and return reversal. */
   amount: number | null;
+  /** An AUTHORIZATION that decisioning declines: it lands as DECLINED, holding nothing. */
+  decline?: DeclineReason | undefined;
 }
 
 export type Outcome =
@@ -46,6 +57,8 @@ const REQUIRES: Record<OperationKind, string> = {
   RETURN: 'SETTLED or PARTIALLY_SETTLED',
   AUTHORIZATION_EXPIRY: 'AUTHORIZED with nothing settled',
   RETURN_REVERSAL: 'REFUNDED',
+  PULL_CONFIRMATION: 'approved',
+  PULL_FAILURE: 'AUTHORIZED',
 };
 
 const refuse = (state: Ledger, op: Operation): Outcome => ({
@@ -60,7 +73,16 @@ export function applyOperation(state: Ledger, op: Operation): Outcome {
   switch (op.kind) {
     case 'AUTHORIZATION':
       if (state.status !== 'PENDING') return refuse(state, op);
+      if (op.decline) return { ok: true, amount, next: { ...state, status: 'DECLINED' } };
       return { ok: true, amount, next: { ...state, status: 'AUTHORIZED', authorized: amount } };
+    case 'PULL_CONFIRMATION':
+      // The pull is reported done: the transaction, whatever it became meanwhile, is unchanged.
+      if (state.status === 'PENDING' || state.status === 'DECLINED') return refuse(state, op);
+      return { ok: true, amount: state.authorized, next: state };
+    case 'PULL_FAILURE':
+      // Reported failed although the pull went through: EXCEPTION, the hold kept until someone reconciles it.
+      if (state.status !== 'AUTHORIZED') return refuse(state, op);
+      return { ok: true, amount: state.authorized, next: { ...state, status: 'EXCEPTION' } };
     case 'CLEARING': {
       if (state.status !== 'AUTHORIZED' && state.status !== 'PARTIALLY_SETTLED') return refuse(state, op);
       // Amount 0: the authorization expires with nothing settled, exactly as AUTHORIZATION_EXPIRY.

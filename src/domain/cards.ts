@@ -16,7 +16,8 @@ import {
   type CardState,
   type RequestedCardState,
 } from './card-lifecycle.js';
-import { CARD_TRANSACTION_STATUSES, type CardTransactionStatus, type Ledger, type LedgerStatus, type OperationKind } from './card-transactions.js';
+import { CARD_TRANSACTION_STATUSES, type CardTransactionStatus, type DeclineReason, type Ledger, type LedgerStatus, type OperationKind } from './card-transactions.js';
+import { summariesOf, type CardEventSummary, type CardPullSummary } from './card-summaries.js';
 import { IneligibleFundingSourceError, KycNotApprovedError, lookupableId, NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { newId } from './ids.js';
 import { instant, listScope, type Cursors, type Page } from './pagination.js';
@@ -79,6 +80,8 @@ export interface CardTransaction {
   id: string;
   type: 'CARD';
   status: CardTransactionStatus;
+  /** Only on a DECLINED transaction. */
+  declineReason?: DeclineReason;
   direction: 'DEBIT';
   cardId: string;
   accountId: string;
@@ -88,8 +91,9 @@ export interface CardTransaction {
   authorizedAmount: CurrencyAmount;
   settledAmount: CurrencyAmount;
   refundedAmount: CurrencyAmount;
-  settlementSummary: { count: number; totalAmount: number };
-  refundSummary: { count: number; totalAmount: number };
+  pullSummary: CardPullSummary;
+  settlementSummary: CardEventSummary;
+  refundSummary: CardEventSummary;
   issuerTransactionToken: string;
   authorizedAt: string;
   lastEventAt: string;
@@ -135,6 +139,7 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
     id: row.id,
     type: 'CARD',
     status: row.status as CardTransactionStatus,
+    ...(row.decline_reason === null ? {} : { declineReason: row.decline_reason as DeclineReason }),
     direction: 'DEBIT',
     cardId: row.card_id,
     // Set when the authorization lands, before the transaction is visible (and by migration 010 for older ones).
@@ -145,8 +150,7 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
     authorizedAmount: money(row.authorized_amount),
     settledAmount: money(row.settled_amount),
     refundedAmount: money(row.refunded_amount),
-    settlementSummary: { count: row.settlement_count, totalAmount: row.settled_amount },
-    refundSummary: { count: row.refund_count, totalAmount: row.refunded_amount },
+    ...summariesOf(row.decline_reason, operations),
     issuerTransactionToken: row.issuer_transaction_token,
     authorizedAt: iso(authorizedAt),
     lastEventAt: iso(row.last_event_at ?? authorizedAt),

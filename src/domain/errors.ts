@@ -21,6 +21,13 @@ export function lookupableId(value: unknown): value is string {
   return typeof value === 'string' && value.length >= 1 && value.length <= 128 && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
+/** The operation's own read found the token that authenticated the request revoked (see Principal.unconfirmed). */
+export class RevokedCredentialsError extends DomainError {
+  constructor(readonly tokenId: string) {
+    super(`Token ${tokenId} is revoked`);
+  }
+}
+
 /** The named resource does not exist for this platform (a foreign one looks the same). */
 export class NotFoundError extends DomainError {
   constructor(readonly resource: string, readonly id: string) {

@@ -23,10 +23,13 @@ export const totalEffect = (m: Movement): number => (HOLD_KINDS.has(m.kind) ? 0 
 
 /**
  * The amount a card transaction holds: its authorized amount not yet settled, while it can still
- * settle. An expiry (EXPIRED) releases it; a clearing turns it into a debit.
+ * settle, or while it is an EXCEPTION (its pull went through but was reported failed: the money
+ * stays held, neither released nor debited, until reconciled). An expiry (EXPIRED) releases it; a
+ * clearing turns it into a debit; a declined authorization (DECLINED) never held anything.
  */
 export function openHold(l: Ledger): number {
-  return l.status === 'AUTHORIZED' || l.status === 'PARTIALLY_SETTLED' ? Math.max(l.authorized - l.settled, 0) : 0;
+  const holding = l.status === 'AUTHORIZED' || l.status === 'PARTIALLY_SETTLED' || l.status === 'EXCEPTION';
+  return holding ? Math.max(l.authorized - l.settled, 0) : 0;
 }
 
 /**

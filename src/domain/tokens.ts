@@ -26,7 +26,16 @@ export interface Principal {
   environment: Environment;
   /** The highest permission the token holds; each permission includes those below it. */
   permission: Permission;
+  /**
+   * Set when the secret was verified by an earlier request of this process and the token was not
+   * read for this one: the operation must itself confirm that the token is not revoked (in the
+   * statement that reads its data, or before any answer). See {@link TokenService.authenticate}.
+   */
+  unconfirmed?: true;
 }
+
+/** Verified tokens remembered per process; past this many the memory starts over (only successful authentications add one). */
+const MAX_REMEMBERED = 10_000;
 
 /** VIEW reads; TRANSACT also creates and changes; MANAGE also manages tokens and configuration. */
 export function permissionRank(permission: Permission): number {
@@ -86,19 +95,52 @@ export function renderToken(row: ApiTokenRow): ApiToken {
 
 export class TokenService {
   private readonly tokenForAuth: ReturnType<typeof repo.tokenForAuthQuery>;
+  private readonly tokenIsLive: ReturnType<typeof repo.tokenIsLiveQuery>;
+  /** Token id -> the digest of its secret and its principal, for tokens this process has verified. */
+  private readonly verified = new Map<string, { secretDigest: Buffer; principal: Principal }>();
 
   constructor(private readonly store: Store, private readonly cursors: Cursors) {
     this.tokenForAuth = repo.tokenForAuthQuery(store);
+    this.tokenIsLive = repo.tokenIsLiveQuery(store);
   }
 
-  /** Resolves credentials to a principal, or undefined; never says which part was wrong. */
-  async authenticate(username: string, secret: string): Promise<Principal | undefined> {
+  /**
+   * Resolves credentials to a principal, or undefined; never says which part was wrong.
+   *
+   * `confirmedByOperation`: the operation confirms the token is live itself, in the same statement
+   * that reads its data. Then a token this process has verified before is not read again: the
+   * principal comes back `unconfirmed`, and the request costs one round trip to the database
+   * instead of two. Revocation stays immediate in every process, because the operation's own
+   * statement (or, before an error answer, {@link isLive}) sees it. A token's platform, environment
+   * and permissions never change, so nothing else in the remembered principal can go stale.
+   */
+  async authenticate(username: string, secret: string, confirmedByOperation = false): Promise<Principal | undefined> {
     const id = tokenIdFromUsername(username);
+    const secretDigest = digest(secret);
+    if (confirmedByOperation && id !== undefined) {
+      const known = this.verified.get(id);
+      if (known && timingSafeEqual(known.secretDigest, secretDigest)) return { ...known.principal, unconfirmed: true };
+    }
     const row = id === undefined ? undefined : await this.tokenForAuth.first({ id });
     const expected = row ? Buffer.from(row.secret_hash, 'hex') : DECOY;
-    const matches = expected.length === 32 && timingSafeEqual(expected, digest(secret));
+    const matches = expected.length === 32 && timingSafeEqual(expected, secretDigest);
     if (!row || !matches || row.revoked_at !== null) return undefined;
-    return { platformId: row.platform_id, tokenId: row.id, environment: row.environment, permission: highestPermission(JSON.parse(row.permissions) as Permission[]) };
+    const principal: Principal = { platformId: row.platform_id, tokenId: row.id, environment: row.environment, permission: highestPermission(JSON.parse(row.permissions) as Permission[]) };
+    if (this.verified.size >= MAX_REMEMBERED) this.verified.clear();
+    this.verified.set(row.id, { secretDigest, principal });
+    return principal;
+  }
+
+  /** Whether the token is still live (not revoked); a token found revoked is forgotten. */
+  async isLive(tokenId: string): Promise<boolean> {
+    const live = (await this.tokenIsLive.first({ id: tokenId })) !== undefined;
+    if (!live) this.forget(tokenId);
+    return live;
+  }
+
+  /** Drops a remembered token, so its next request reads it again. */
+  forget(tokenId: string): void {
+    this.verified.delete(tokenId);
   }
 
   async create(
@@ -144,5 +186,6 @@ export class TokenService {
 
   async revoke(platformId: string, id: string): Promise<void> {
     if (!(await repo.revokeToken(this.store.db, platformId, id, Date.now()))) throw new NotFoundError('Token', id);
+    this.forget(id);
   }
 }

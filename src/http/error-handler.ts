@@ -14,11 +14,14 @@ import {
   KycNotApprovedError,
   NotFoundError,
   NotImplementedError,
+  RevokedCredentialsError,
   ValidationError,
   WebhookDeliveryError,
   WebhookEndpointNotSetError,
 } from '../domain/errors.js';
+import type { TokenService } from '../domain/tokens.js';
 import { ApiError, routeNotFound } from './api-error.js';
+import { unauthorized } from './auth.js';
 import { inRequestTransaction } from './idempotency.js';
 import type { ErrorCode } from './error-catalogue.js';
 import { fieldErrorsFromAjv } from './validation.js';
@@ -129,6 +132,7 @@ function fromDomain(err: DomainError): ApiError {
   if (err instanceof WebhookEndpointNotSetError) return new ApiError('WEBHOOK_ENDPOINT_NOT_SET', err.message);
   if (err instanceof WebhookDeliveryError) return new ApiError('WEBHOOK_DELIVERY_ERROR', err.message, err.details);
   if (err instanceof NotImplementedError) return new ApiError('NOT_IMPLEMENTED', err.message);
+  if (err instanceof RevokedCredentialsError) return unauthorized();
   return new ApiError('INTERNAL_ERROR', err.message);
 }
 
@@ -180,7 +184,7 @@ export function answerRuntimeRefusals(server: Server): void {
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, tokens: TokenService): void {
   // A second router that only knows which paths exist, to tell 405 from 404.
   const known = FindMyWay({ ignoreTrailingSlash: false });
   app.addHook('onRoute', (route) => {
@@ -190,6 +194,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler(async (err, request, reply) => {
+    if (err instanceof RevokedCredentialsError) tokens.forget(err.tokenId);
+    // A principal remembered from an earlier request (Principal.unconfirmed) gets no answer but a 401 once its token is revoked.
+    const live = err instanceof RevokedCredentialsError ? false : request.principal?.unconfirmed ? await tokens.isLive(request.principal.tokenId).catch(() => undefined) : true;
+    if (live === false) return sendError(reply, unauthorized());
+    if (live === undefined) {
+      request.log.error({ err, reqId: request.id }, 'request failed, and its token could not be confirmed');
+      return sendError(reply, new ApiError('INTERNAL_ERROR', `An internal error occurred; quote reference ${request.id} when reporting it`));
+    }
     let apiError = toApiError(err, request);
     if (Array.isArray((err as { validation?: unknown }).validation)) apiError = await withReferenceErrors(apiError, request);
     if (apiError.status === 500) request.log.error({ err, reqId: request.id }, 'request failed');

@@ -8,6 +8,6 @@ export const cardSimulationHandler: JobHandler = {
   retryScheduleMs: () => INTERNAL_RETRY_SCHEDULE_MS,
   async run(job, services, log) {
     const payload = JSON.parse(job.payload) as CardSimulationJob;
-    return { outcome: 'done', write: (trx) => landOperations(trx, services.store.engine, payload, log) };
+    return { outcome: 'done', write: (trx) => landOperations(trx, services.store.engine, payload, log, { delayedPullMs: services.config.sandboxDelayedPullMs }) };
   },
 };

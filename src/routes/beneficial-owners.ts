@@ -42,7 +42,11 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
   app.get(
     '/beneficial-owners',
     {
-      config: { permission: 'VIEW', references: (request) => beneficialOwners.referenceErrors(request.principal.platformId, memberOf(request.query, 'customerId')) },
+      config: {
+        permission: 'VIEW',
+        confirmsToken: true,
+        references: (request) => beneficialOwners.referenceErrors(request.principal.platformId, memberOf(request.query, 'customerId')),
+      },
       schema: {
         tags,
         summary: 'List beneficial owners',
@@ -55,7 +59,8 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
     },
     async (request, reply) => {
       const { customerId, limit, cursor } = request.query;
-      const page = await beneficialOwners.list(request.principal.platformId, customerId, limit ?? 20, cursor);
+      const { tokenId, platformId } = request.principal;
+      const page = await beneficialOwners.list(tokenId, platformId, customerId, limit ?? 20, cursor);
       return reply.type(JSON_TYPE).send(asRendered(pageJson(page)));
     },
   );

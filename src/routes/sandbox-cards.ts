@@ -35,7 +35,13 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
       schema: {
         tags,
         summary: 'Simulate a card authorization',
-        description: 'Creates an AUTHORIZED card transaction on an ACTIVE card, processed in the background. Production: 404, as for an unknown path.',
+        description:
+          'Creates a card transaction, decided in the background when it lands: AUTHORIZED (held on the first funding source with the amount ' +
+          'available) or DECLINED with declineReason: CARD_PAUSED when the card is not ACTIVE then or the merchant descriptor ends in 003, ' +
+          'INSUFFICIENT_FUNDS when no funding source has the amount available or the descriptor ends in 002. A declined one holds nothing and ' +
+          'sends CARD_TRANSACTION.DECLINED. Descriptor 005: the pull is confirmed after SANDBOX_DELAYED_PULL_MS (pullSummary.pendingCount ' +
+          'meanwhile); 006: the pull is reported failed and the transaction becomes EXCEPTION. Accepted whatever the card\'s state. ' +
+          'Unknown or foreign card: 404. Production: 404, as for an unknown path.',
         params: IdParamSchema,
         body: AuthorizationBody,
         response: { 202: AuthorizationResponse, ...errorResponses(400, 404, 409, 415) },

@@ -34,7 +34,9 @@ export const transactionRoutes: RouteModule = (app, { cards }) => {
       schema: {
         tags,
         summary: 'Get a transaction',
-        description: 'Until its authorization lands, a card transaction answers 404 TRANSACTION_NOT_FOUND, as an unknown or foreign one does.',
+        description:
+          'Until its authorization lands, a card transaction answers 404 TRANSACTION_NOT_FOUND, as an unknown or foreign one does. A declined ' +
+          'authorization is a transaction with status DECLINED and its declineReason.',
         params: IdParamSchema,
         response: { 200: CardTransactionSchema, ...errorResponses(400, 404) },
       },

@@ -28,7 +28,10 @@ export const TestWebhookSchema = envelope(Type.Literal(TEST_EVENT_TYPE), Type.Ob
 export const CardTransactionWebhookSchema = envelope(
   Type.Enum(
     CARD_TRANSACTION_STATUSES.map((s) => `CARD_TRANSACTION.${s}`),
-    { ...extension('The type CARD_TRANSACTION.EXPIRED'), description: 'CARD_TRANSACTION.<status after the operation>' },
+    {
+      ...extension('The types CARD_TRANSACTION.EXPIRED and CARD_TRANSACTION.DECLINED (a declined authorization)'),
+      description: 'CARD_TRANSACTION.<status after the operation>; CARD_TRANSACTION.DECLINED when an authorization is declined (data.declineReason says why)',
+    },
   ),
   CardTransactionSchema,
   {
@@ -36,7 +39,7 @@ export const CardTransactionWebhookSchema = envelope(
       {
         kind: Type.Enum([...OPERATION_KINDS]),
         issuerTransactionToken: Type.String({ description: 'The token the simulate call answered with' }),
-        amount: Type.Integer({ description: 'What the operation moved, in minor units' }),
+        amount: Type.Integer({ description: 'What the operation moved, in minor units; for a declined authorization the amount asked for' }),
       },
       { ...extension('The property operation'), description: 'The card operation that produced the event, to match it to its simulate call' },
     ),

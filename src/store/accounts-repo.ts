@@ -2,7 +2,8 @@ import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
-import type { Executor } from './store.js';
+import { sql } from 'kysely';
+import type { Engine, Executor } from './store.js';
 import type { InternalAccountRow, LedgerEntryRow } from './tables/internal-accounts.js';
 
 export interface AccountFilter {
@@ -35,6 +36,13 @@ export async function findAccountOf(db: Executor, customerId: string, type: stri
 /** An account of this platform; another platform's account is not found. */
 export async function findAccount(db: Executor, platformId: string, id: string): Promise<InternalAccountRow | undefined> {
   return db.selectFrom('internal_accounts').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
+}
+
+/** Reads an account and, on PostgreSQL, locks its row until the caller's transaction ends (SQLite's are serialized already). */
+export async function lockAccount(db: Executor, engine: Engine, id: string): Promise<InternalAccountRow> {
+  let q = db.selectFrom('internal_accounts').selectAll().where('id', '=', id);
+  if (engine === 'postgres') q = q.modifyEnd(sql`for update`);
+  return q.executeTakeFirstOrThrow();
 }
 
 export async function listAccounts(db: Executor, platformId: string, q: PageQuery, filter: AccountFilter): Promise<{ rows: InternalAccountRow[]; total: number }> {

@@ -15,13 +15,17 @@ export interface OwnerPageRead {
 }
 
 interface PageRow {
+  live: number;
   customer_type: string;
   owner_count: number;
   n: number;
-  bodies: Buffer | null;
+  /** UTF-8 bytes on SQLite, text on PostgreSQL (see pageQuery). */
+  bodies: Buffer | string | null;
 }
 
 interface PageArgs extends Record<string, unknown> {
+  /** The token the request authenticated with: the page is read only while it is live. */
+  tokenId: string;
   platformId: string;
   customerId: string;
   afterCreatedAt: number;
@@ -46,17 +50,27 @@ const EMPTY = Buffer.alloc(0);
  * aggregate itself: the order of an aggregate's input is otherwise undefined, whatever the
  * subquery's ORDER BY. On SQLite (3.44+) that sorts the page's bodies once more: 15 -> 24 us per
  * statement at limit 20, 32 -> 80 us at limit 100 (1,000 owners of one customer).
+ *
+ * The same statement confirms the request's token is live (not revoked): with the token service's
+ * memory of verified secrets, a list request costs one round trip to the database instead of two
+ * (owner list on PostgreSQL, 1,000 owners: 0.17 -> 0.28 of the Fastify floor in one run). When the
+ * customer is not the platform's no row comes back, so nothing says whether the token is live: the
+ * error answer confirms it (the error handler, for a principal that was not read this request).
+ *
+ * PostgreSQL returns the bodies as text, not bytea: bytea travels hex-encoded, twice the bytes to
+ * send and to decode (a 20-owner page read 1.3x faster as text, 8 concurrent clients, A/B).
  */
 const pageQuery = (engine: Engine, a: PageArgs, fromStart: boolean) => {
   const aggregates =
     engine === 'sqlite'
       ? sql`cast(group_concat(body, ${sql.lit(SEPARATOR)} order by created_at, id) as blob) as bodies`
-      : sql`convert_to(string_agg(body, ${sql.lit(SEPARATOR)} order by created_at, id), 'UTF8') as bodies`;
+      : sql`string_agg(body, ${sql.lit(SEPARATOR)} order by created_at, id) as bodies`;
   // The first page has no lower bound: a plain prefix seek, without the row-value comparison (about
   // an eighth of the statement's time on SQLite).
   const after = fromStart ? sql`` : sql`and ${afterPosition({ createdAt: a.afterCreatedAt, id: a.afterId }, undefined, 'asc', 'created_at')}`;
   return sql<PageRow>`
-    select c.customer_type, c.owner_count, p.n, p.bodies
+    select (select count(*) from api_tokens where id = ${a.tokenId} and revoked_at is null) as live,
+      c.customer_type, c.owner_count, p.n, p.bodies
     from customers c, (
       select count(*) as n, ${aggregates}
       from (
@@ -94,20 +108,27 @@ export class OwnerPageReader {
   private readonly next: PreparedRead<PageArgs, PageRow>;
 
   constructor(store: Store) {
-    const sentinel: PageArgs = { platformId: '\u0000platform', customerId: '\u0000customer', afterCreatedAt: -101, afterId: '\u0000after', limit: -102 };
+    const sentinel: PageArgs = { tokenId: '\u0000token', platformId: '\u0000platform', customerId: '\u0000customer', afterCreatedAt: -101, afterId: '\u0000after', limit: -102 };
     this.first = new PreparedRead(store, (db, a) => pageQuery(store.engine, a, true).compile(db), sentinel);
     this.next = new PreparedRead(store, (db, a) => pageQuery(store.engine, a, false).compile(db), sentinel);
   }
 
   /**
    * Up to `limit` owners after the position (a negative `afterCreatedAt` means from the start, as
-   * every owner's creation time is positive); undefined when the customer is not the platform's.
+   * every owner's creation time is positive) and whether the token is live; undefined when the
+   * customer is not the platform's.
    */
-  async read(args: PageArgs): Promise<OwnerPageRead | undefined> {
+  async read(args: PageArgs): Promise<{ tokenLive: boolean; page: OwnerPageRead } | undefined> {
     const row = await (args.afterCreatedAt < 0 ? this.first : this.next).first(args);
     if (!row) return undefined;
-    const read: OwnerPageRead = { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: row.bodies ?? EMPTY };
-    if (Number(row.n) <= args.limit) return read;
+    const bodies = typeof row.bodies === 'string' ? Buffer.from(row.bodies) : (row.bodies ?? EMPTY);
+    const page = this.cut(args.limit, { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: bodies }, Number(row.n));
+    return { tokenLive: Number(row.live) > 0, page };
+  }
+
+  /** With more than `limit` owners read, drops the extra one and keeps the page's last owner for the cursor. */
+  private cut(limit: number, read: OwnerPageRead, n: number): OwnerPageRead {
+    if (n <= limit) return read;
     const page = read.ownersJson.subarray(0, read.ownersJson.lastIndexOf(SEPARATOR_BYTES));
     const lastStart = page.lastIndexOf(SEPARATOR_BYTES);
     read.ownersJson = page;

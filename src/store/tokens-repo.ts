@@ -47,6 +47,15 @@ export function tokenForAuthQuery(store: Store) {
   );
 }
 
+/** One row when the token exists and is not revoked. */
+export function tokenIsLiveQuery(store: Store) {
+  return new PreparedRead(
+    store,
+    (db, a: { id: string }) => db.selectFrom('api_tokens').select('id').where('id', '=', a.id).where('revoked_at', 'is', null).compile(),
+    { id: '\u0000id' },
+  );
+}
+
 export async function findToken(db: Executor, platformId: string, id: string): Promise<ApiTokenRow | undefined> {
   return db
     .selectFrom('api_tokens')

@@ -7,12 +7,19 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('npm run demo', () => {
-  it('walks the sandbox end to end and sees every webhook arrive verified both ways', async () => {
+  it('walks the sandbox end to end: every webhook arrives verified both ways and every balance is what the ledger says', async () => {
     const env = { ...process.env };
     delete env.BASE_URL;
     delete env.DATABASE_URL;
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/demo.ts'], { cwd: ROOT, env, timeout: 60_000 });
-    expect(stdout).toContain('Every expected webhook arrived, verified both ways.');
+    expect(stdout).toContain('Every expected webhook arrived, verified both ways, and every balance is what the ledger says.');
+    expect(stdout).toMatch(/✓ balance after funding 10000: available 10000 \/ total 10000/);
+    expect(stdout).toMatch(/✓ balance after authorization #1 \(1250 held\): available 8750 \/ total 10000/);
+    expect(stdout).toMatch(/✓ balance after expiry #1 \(hold released\): available 10000 \/ total 10000/);
+    expect(stdout).toMatch(/✓ balance after return_reversal #2 \(debited again\): available 5800 \/ total 5800/);
+    expect(stdout).toMatch(/✓ authorization #3 +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.DECLINED +got CARD_TRANSACTION\.DECLINED verified both ways/);
+    expect(stdout).toContain('status DECLINED, declineReason INSUFFICIENT_FUNDS');
+    expect(stdout).toMatch(/✓ 8 balance checks, 0 differing from the ledger's arithmetic/);
     expect(stdout).toMatch(/✓ test webhook +expected TEST +got TEST verified both ways/);
     expect(stdout).toMatch(/⇐ webhook TEST webhook-id=Webhook:\S+ X-Grid-Signature ✓ webhook-signature ✓/);
     expect(stdout).toMatch(/✓ authorization_expiry #1 +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.EXPIRED +got CARD_TRANSACTION\.EXPIRED verified both ways/);

@@ -67,7 +67,7 @@ describeEachEngine('beneficial owner pages', (t) => {
     let cursor: string | undefined;
     const shapes: [number, boolean][] = [];
     do {
-      const page = await t.services.beneficialOwners.list(platformId, customerId, 2, cursor);
+      const page = await t.services.beneficialOwners.list(t.caller.tokenId, platformId, customerId, 2, cursor);
       const data = JSON.parse(`[${page.ownersJson}]`) as { id: string }[];
       ids.push(...data.map((o) => o.id));
       shapes.push([data.length, page.hasMore]);
@@ -89,17 +89,17 @@ describeEachEngine('beneficial owner pages', (t) => {
     const input = { customerId, roles: ['UBO' as const], ownershipPercentage: 1, personalInfo: { ...hostile, firstName: 'Eve,\n{"id":"BeneficialOwner:x"},\n', lastName: '\u2028 \ud83d\ude00' } };
     const created = [];
     for (let i = 0; i < 3; i++) created.push(JSON.parse(await t.services.beneficialOwners.create(t.caller.platformId, input)) as { id: string });
-    const first = await t.services.beneficialOwners.list(t.caller.platformId, customerId, 2, undefined);
+    const first = await t.services.beneficialOwners.list(t.caller.tokenId, t.caller.platformId, customerId, 2, undefined);
     const data = JSON.parse(`[${first.ownersJson}]`) as { id: string; personalInfo: { firstName: string; lastName: string } }[];
     expect(data.map((o) => o.id)).toEqual(created.slice(0, 2).map((o) => o.id));
     expect(data[1]!.personalInfo).toMatchObject({ firstName: input.personalInfo.firstName, lastName: input.personalInfo.lastName });
-    const rest = await t.services.beneficialOwners.list(t.caller.platformId, customerId, 2, first.nextCursor);
+    const rest = await t.services.beneficialOwners.list(t.caller.tokenId, t.caller.platformId, customerId, 2, first.nextCursor);
     expect((JSON.parse(`[${rest.ownersJson}]`) as { id: string }[]).map((o) => o.id)).toEqual([created[2]!.id]);
   });
 
   it('reports a bad cursor and a bad customer together', async () => {
     const individual = await insertTestCustomer(t, t.caller, 'INDIVIDUAL');
-    const err = await t.services.beneficialOwners.list(t.caller.platformId, individual, 20, 'AAAA').catch((e: unknown) => e);
+    const err = await t.services.beneficialOwners.list(t.caller.tokenId, t.caller.platformId, individual, 20, 'AAAA').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).errors.map((e) => e.field)).toEqual(['customerId', 'cursor']);
   });

@@ -42,3 +42,36 @@ describe('ledger movements of card operations', () => {
     expect(ret).toEqual({ moves: [{ kind: 'RETURN_CREDIT', amount: 100 }], hold: 600, delta: { available: 100, total: 100 } });
   });
 });
+
+describe('ledger movements of declines and pull reports', () => {
+  it('a declined authorization holds nothing and moves nothing', () => {
+    const [declined] = run({ kind: 'AUTHORIZATION', amount: 1000, decline: 'INSUFFICIENT_FUNDS' });
+    expect(declined).toEqual({ moves: [], hold: 0, delta: { available: 0, total: 0 } });
+  });
+
+  it('a pull confirmation moves nothing; a pull reported failed (EXCEPTION) keeps the hold', () => {
+    const [, confirmed] = run({ kind: 'AUTHORIZATION', amount: 800 }, { kind: 'PULL_CONFIRMATION', amount: null });
+    expect(confirmed).toEqual({ moves: [], hold: 800, delta: { available: 0, total: 0 } });
+    const [, failed] = run({ kind: 'AUTHORIZATION', amount: 800 }, { kind: 'PULL_FAILURE', amount: null });
+    expect(failed).toEqual({ moves: [], hold: 800, delta: { available: 0, total: 0 } });
+  });
+
+  it('nothing applies to a DECLINED transaction', () => {
+    let state = pending;
+    const r = applyOperation(state, { kind: 'AUTHORIZATION', amount: 500, decline: 'CARD_PAUSED' });
+    if (!r.ok) throw new Error(r.reason);
+    state = r.next;
+    expect(state.status).toBe('DECLINED');
+    for (const op of [
+      { kind: 'CLEARING', amount: 1 },
+      { kind: 'CLEARING', amount: 0 },
+      { kind: 'RETURN', amount: 1 },
+      { kind: 'AUTHORIZATION_EXPIRY', amount: null },
+      { kind: 'RETURN_REVERSAL', amount: null },
+      { kind: 'PULL_CONFIRMATION', amount: null },
+      { kind: 'AUTHORIZATION', amount: 1 },
+    ] as Operation[]) {
+      expect(applyOperation(state, op), op.kind).toMatchObject({ ok: false, refusal: 'state' });
+    }
+  });
+});

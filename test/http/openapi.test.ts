@@ -7,6 +7,7 @@ import { openServices } from '../../src/domain/services.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
 import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
+import { activeFundedCard } from '../helpers/money.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -251,8 +252,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const customer = (await created('POST', '/customers', businessCustomer())).id as string;
   const toDelete = (await created('POST', '/customers', businessCustomer())).id as string;
   const owner = (await created('POST', '/beneficial-owners', ownerInput(customer))).id as string;
-  const cardholder = await insertTestCustomer(t, caller);
-  const card = (await activeCard(t, caller, cardholder)).id as string;
+  const { cardholderId: cardholder, cardId: card } = await activeFundedCard(t, caller);
   const cardholderAccount = await usdAccountOf(injectCall(caller), cardholder);
   const simulate = async (kind: string, body: unknown) => created('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
   const authorization = { amount: 1000, merchant: { descriptor: 'CORNER SHOP' } };
@@ -312,8 +312,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
 /** Failures that depend on state rather than on the request's form: 409s, amounts, missing or failing endpoints. */
 async function stateFailures(t: TestApp): Promise<[string, string, number, Promise<LightMyRequestResponse>][]> {
   const caller = await t.newCaller();
-  const holder = await insertTestCustomer(t, caller);
-  const card = (await activeCard(t, caller, holder)).id as string;
+  const { cardholderId: holder, cardId: card } = await activeFundedCard(t, caller);
   const closed = (await activeCard(t, caller, holder)).id as string;
   await caller.req('PATCH', `/cards/${closed}`, { state: 'CLOSED' });
   const unapproved = await insertTestCustomer(t, caller);

@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/store.js';
 import { drainCardJobs, provisionCards } from '../helpers/card-jobs.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
 import { activeCard, fetchCall, insertTestCustomer, issueCard } from '../helpers/fixtures.js';
+import { activeFundedCard, fundCustomer, fundCustomerAt } from '../helpers/money.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { describeEachEngine, engineAvailable } from '../helpers/test-app.js';
 
@@ -55,6 +56,7 @@ for (const engine of ENGINES) {
       store = services.store;
       const { platform_id } = await store.db.selectFrom('api_tokens').select('platform_id').executeTakeFirstOrThrow();
       const holder = await insertTestCustomer({ services: { store } } as never, { platformId: platform_id } as never);
+      await fundCustomerAt(first.baseUrl, auth, holder);
       const card = await issueCard(fetchCall(first.baseUrl, auth), holder);
       await provisionCards(services);
 
@@ -109,8 +111,8 @@ for (const engine of ENGINES) {
       const { createPlatformWithToken } = await import('../../src/domain/platforms.js');
       const { platformId } = await createPlatformWithToken(a.store, a.tokens, 'race', 'sandbox');
       const holder = await insertTestCustomer({ services: a }, { platformId }, 'BUSINESS', 'APPROVED');
-      const holderAccount = await a.store.transaction((trx) => accountOf(trx, platformId, holder, 'USD'));
-      const card = await a.cards.create(platformId, 'sandbox', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [holderAccount.id] });
+      const holderAccount = await fundCustomer(a, platformId, holder);
+      const card = await a.cards.create(platformId, 'sandbox', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [holderAccount] });
       await provisionCards(a);
       const txnIds: string[] = [];
       const tokens: string[] = [];
@@ -148,7 +150,7 @@ describeEachEngine(
   'card simulation lease takeover',
   (t) => {
     it('an operation claimed by a worker that died lands once after the lease expires', async () => {
-      const card = await activeCard(t);
+      const card = { id: (await activeFundedCard(t)).cardId };
       const res = await t.caller.req('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 10, merchant: MERCHANT });
       const { cardTransactionId } = res.json();
       const [claimed] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'crashed', kinds: [CARD_SIMULATION_JOB], leaseMs: 300, limit: 10 });

@@ -12,6 +12,7 @@ import { fetchCall, issueCard } from '../helpers/fixtures.js';
 import { expectLandedExactlyOnce, pendingOperations, startTraffic } from '../helpers/simulation-traffic.js';
 import { engineAvailable } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
+import { fundCustomerAt } from '../helpers/money.js';
 
 const SERVER_ENV = {
   JOB_LEASE_MS: '3500',
@@ -52,6 +53,7 @@ for (const engine of ENGINES) {
       receiver = await new HoldingReceiver().start();
       receiver.trust(await call('PATCH', '/config', { webhookEndpoint: receiver.url }));
       const holder = (await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
+      await fundCustomerAt(apiOnly.baseUrl, auth, holder);
       const cardIds: string[] = [];
       for (let i = 0; i < 4; i++) cardIds.push((await issueCard(fetchCall(apiOnly.baseUrl, auth), holder)).id);
       // The API-only process runs no jobs: its cards are made ACTIVE here.

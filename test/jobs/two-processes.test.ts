@@ -9,6 +9,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { expectLandedExactlyOnce, pendingOperations, startTraffic } from '../helpers/simulation-traffic.js';
 import { engineAvailable } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
+import { fundCustomerAt } from '../helpers/money.js';
 
 const SERVER_ENV = { JOB_POLL_MS: '20', LOG_LEVEL: 'error' };
 
@@ -41,6 +42,7 @@ describe.skipIf(!engineAvailable('postgres'))('two server processes with workers
     receiver.release();
     receiver.trust(await call('PATCH', '/config', { webhookEndpoint: receiver.url }));
     const holder = (await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
+    await fundCustomerAt(a.baseUrl, auth, holder);
     const cardIds: string[] = [];
     for (let i = 0; i < 8; i++) cardIds.push((await activeCardOver(fetchCall(a.baseUrl, auth), holder)).id);
 

@@ -5,6 +5,7 @@ import { activeCardOver, fetchCall } from '../helpers/fixtures.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { engineAvailable } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
+import { fundCustomerAt } from '../helpers/money.js';
 
 // Both polls far longer than any latency this test accepts: only a wake-up explains a fast landing.
 const POLL_MS = 20_000;
@@ -34,6 +35,7 @@ describe.skipIf(!engineAvailable('postgres'))('job wake-ups between processes on
       return (await res.json()) as { id: string; issuerTransactionToken: string };
     };
     const holder = (await call('/customers', { customerType: 'INDIVIDUAL' })).id;
+    await fundCustomerAt(api.baseUrl, auth, holder);
     const cardId = (await activeCardOver(fetchCall(api.baseUrl, auth), holder)).id;
     const listeners = async (): Promise<number[]> =>
       (await admin!.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'")).rows.map((r: { pid: number }) => r.pid);

@@ -5,7 +5,8 @@ import { pageSchema } from '../../src/schemas/common.js';
 import { CardTransactionSchema } from '../../src/schemas/transactions.js';
 import { insertAccountIfAbsent } from '../../src/store/accounts-repo.js';
 import { drainCardJobs, provisionCards } from '../helpers/card-jobs.js';
-import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
+import { injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
+import { activeFundedCard, AMPLE_FUNDS } from '../helpers/money.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
 
 const ajv = new Ajv({ strict: false, validateFormats: false });
@@ -166,8 +167,8 @@ describeEachEngine('card and transaction lists as the Grid document has them', (
     };
 
     beforeAll(async () => {
-      card1 = (await activeCard(t, c, holderA)).id;
-      card2 = (await activeCard(t, c, holderB)).id;
+      card1 = (await activeFundedCard(t, c, AMPLE_FUNDS, holderA)).cardId;
+      card2 = (await activeFundedCard(t, c, AMPLE_FUNDS, holderB)).cardId;
       // The document's example authorization, and its currency object in full.
       await authorize(card1, { amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } });
       await drainCardJobs(t.services, t.app.log);

@@ -210,20 +210,27 @@ describeEachEngine('internal accounts', (t) => {
       expect((await caller.req('GET', `/transactions/${b}`)).json()).toMatchObject({ status: 'EXPIRED', accountId: card.accountId });
     });
 
-    it('an authorization above the available balance is not declined yet: available goes below zero', async () => {
+    it('an authorization above the available balance is declined INSUFFICIENT_FUNDS and holds nothing; one of exactly the balance is approved', async () => {
       const start = balances(await accountOf(caller, card.customerId));
-      await sim('authorization', { amount: start.available + 5_000, merchant: { descriptor: 'BIG TICKET' } });
-      expect(await after()).toEqual({ available: -5_000, total: start.total });
+      const declined = await sim('authorization', { amount: start.available + 1, merchant: { descriptor: 'BIG TICKET' } });
+      expect(await after()).toEqual(start);
+      const txn = (await caller.req('GET', `/transactions/${declined.cardTransactionId}`)).json();
+      expect(txn).toMatchObject({ status: 'DECLINED', declineReason: 'INSUFFICIENT_FUNDS', accountId: card.accountId, authorizedAmount: { amount: 0 } });
+      expect(txn.operations).toEqual([expect.objectContaining({ kind: 'AUTHORIZATION', status: 'REJECTED', amount: start.available + 1, reason: expect.stringMatching(/^INSUFFICIENT_FUNDS: /) })]);
+      const exact = await sim('authorization', { amount: start.available, merchant: { descriptor: 'ALL IN' } });
+      expect(await after()).toEqual({ available: 0, total: start.total });
+      await sim('authorization_expiry', { cardTransactionId: exact.cardTransactionId });
+      expect(await after()).toEqual(start);
     });
 
-    it('a cardholder written straight to the store gets its account when listed, and its card holds and debits it', async () => {
+    it('a cardholder written straight to the store gets its account when listed, as its card is issued: empty, so an authorization declines', async () => {
       const holder = await insertTestCustomer(t, caller);
       const cardId = (await activeCard(t, caller, holder)).id as string;
       const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'X' } });
       await drain();
       const account = await accountOf(caller, holder);
-      expect(balances(account)).toEqual({ available: -700, total: 0 });
-      expect((await caller.req('GET', `/transactions/${res.json().cardTransactionId}`)).json().accountId).toBe(account.id);
+      expect(balances(account)).toEqual({ available: 0, total: 0 });
+      expect((await caller.req('GET', `/transactions/${res.json().cardTransactionId}`)).json()).toMatchObject({ accountId: account.id, status: 'DECLINED', declineReason: 'INSUFFICIENT_FUNDS' });
     });
   });
 

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { operationsOf } from '../../src/store/cards-repo.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
-import { activeCard, insertTestCustomer } from '../helpers/fixtures.js';
+import { insertTestCustomer } from '../helpers/fixtures.js';
+import { activeFundedCard } from '../helpers/money.js';
 import { BASE, describeEachEngine, type Caller } from '../helpers/test-app.js';
 
 type Kind = 'clearing' | 'return' | 'authorization_expiry' | 'return_reversal';
@@ -45,9 +46,9 @@ describeEachEngine('sandbox card simulators', (t) => {
   };
 
   beforeAll(async () => {
-    const holder = await insertTestCustomer(t, t.caller);
-    cardId = (await activeCard(t, t.caller, holder)).id;
-    otherCardId = (await activeCard(t, t.caller, holder)).id;
+    const funded = await activeFundedCard(t);
+    cardId = funded.cardId;
+    otherCardId = (await activeFundedCard(t, t.caller, 0, funded.cardholderId)).cardId;
     other = await t.newCaller();
   });
 
@@ -333,7 +334,7 @@ describeEachEngine('sandbox card simulators', (t) => {
 
   describe('GET /transactions?cardId=', () => {
     it('lists only landed transactions of the card, paginated', async () => {
-      const card = (await activeCard(t)).id;
+      const card = (await activeFundedCard(t)).cardId;
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
         ids.push((await authorize(100 + i, card)).id);

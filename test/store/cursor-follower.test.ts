@@ -8,6 +8,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { pendingOperations, startTraffic } from '../helpers/simulation-traffic.js';
 import { engineAvailable } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
+import { fundCustomerAt } from '../helpers/money.js';
 
 const SERVER_ENV = { JOB_POLL_MS: '20', LOG_LEVEL: 'error' };
 const WRITE_MS = 6_000;
@@ -88,6 +89,7 @@ for (const engine of ENGINES) {
       receiver.trust(await call('PATCH', '/config', { webhookEndpoint: receiver.url }));
       const business = (await call<{ id: string }>('POST', '/customers', businessCustomer())).id;
       const holder = (await call<{ id: string }>('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
+      await fundCustomerAt(bases[0]!, auth, holder);
       const cardIds: string[] = [];
       for (let i = 0; i < 8; i++) cardIds.push((await activeCardOver(fetchCall(bases[i % bases.length]!, auth), holder)).id);
 

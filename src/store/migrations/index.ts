@@ -11,6 +11,7 @@ import { m009ListPositions } from './009-list-positions.js';
 import { m010InternalAccounts } from './010-internal-accounts.js';
 import { m011EnvironmentScopes } from './011-environment-scopes.js';
 import { m012CardLifecycle } from './012-card-lifecycle.js';
+import { m013CardDeclines } from './013-card-declines.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '010_internal_accounts': m010InternalAccounts,
   '011_environment_scopes': m011EnvironmentScopes,
   '012_card_lifecycle': m012CardLifecycle,
+  '013_card_declines': m013CardDeclines,
 };

@@ -45,6 +45,8 @@ export interface CardTransactionRow {
   last_return_amount: number | null;
   last_return_prior_status: string | null;
   issuer_transaction_token: string;
+  /** CARD_PAUSED or INSUFFICIENT_FUNDS when the authorization was declined (status DECLINED); else null. */
+  decline_reason: string | null;
   /** Sequence number the next accepted operation gets; operations land in this order. */
   next_seq: number;
   authorized_at: number | null;

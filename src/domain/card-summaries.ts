@@ -1,0 +1,81 @@
+/**
+ * The Grid document's roll-ups of a card transaction's events, computed from its operations in
+ * acceptance order: pulls on the funding source, settlements (clearings) and refunds (returns).
+ */
+import type { CardOperationRow } from '../store/tables/cards.js';
+
+export interface CardPullSummary {
+  /** Pulls made: the authorization's, then one per clearing that settled above the authorized amount (a post-hoc pull). */
+  count: number;
+  /** What the pulls took; a pull reported failed counts 0. */
+  totalAmount: number;
+  /** Pulls whose outcome is not reported yet. */
+  pendingCount: number;
+}
+
+export interface CardEventSummary {
+  count: number;
+  totalAmount: number;
+}
+
+export interface CardSummaries {
+  pullSummary: CardPullSummary;
+  settlementSummary: CardEventSummary;
+  refundSummary: CardEventSummary;
+}
+
+/**
+ * `declineReason`: the transaction's, when declined. An INSUFFICIENT_FUNDS decline is a pull that
+ * failed (counted, amount 0); a CARD_PAUSED one never tried to pull.
+ */
+export function summariesOf(declineReason: string | null, operations: CardOperationRow[]): CardSummaries {
+  const pull = { count: 0, totalAmount: 0, pendingCount: 0 };
+  const settlement = { count: 0, totalAmount: 0 };
+  const refund = { count: 0, totalAmount: 0 };
+  let authorized = 0;
+  for (const op of operations) {
+    const amount = op.amount ?? 0;
+    const landed = op.status === 'LANDED';
+    switch (op.kind) {
+      case 'AUTHORIZATION':
+        if (landed) {
+          authorized = amount;
+          pull.count += 1;
+          pull.totalAmount += amount;
+        } else if (op.status === 'REJECTED' && declineReason === 'INSUFFICIENT_FUNDS') {
+          pull.count += 1;
+        }
+        break;
+      case 'PULL_CONFIRMATION':
+      case 'PULL_FAILURE':
+        if (op.status === 'PENDING') pull.pendingCount += 1;
+        if (landed && op.kind === 'PULL_FAILURE') pull.totalAmount -= authorized;
+        break;
+      case 'CLEARING':
+        if (landed && amount > 0) {
+          const above = Math.max(settlement.totalAmount, authorized);
+          const extra = Math.max(settlement.totalAmount + amount - above, 0);
+          settlement.count += 1;
+          settlement.totalAmount += amount;
+          if (extra > 0) {
+            pull.count += 1;
+            pull.totalAmount += extra;
+          }
+        }
+        break;
+      case 'RETURN':
+        if (landed) {
+          refund.count += 1;
+          refund.totalAmount += amount;
+        }
+        break;
+      case 'RETURN_REVERSAL':
+        if (landed) {
+          refund.count -= 1;
+          refund.totalAmount -= amount;
+        }
+        break;
+    }
+  }
+  return { pullSummary: pull, settlementSummary: settlement, refundSummary: refund };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { decide, declineBySuffix, suffixOutcome } from '../../src/domain/authorization-decisioning.js';
+
+const balances = (map: Record<string, number>) => {
+  const asked: string[] = [];
+  return { asked, balanceOf: async (id: string) => (asked.push(id), map[id] ?? 0) };
+};
+
+describe('authorization decisioning', () => {
+  it('reads the last three characters of the descriptor as Grid does', () => {
+    expect(suffixOutcome('AMAZON RETAIL US-002')).toEqual({ decline: 'INSUFFICIENT_FUNDS' });
+    expect(suffixOutcome('X003')).toEqual({ decline: 'CARD_PAUSED' });
+    expect(suffixOutcome('SLOW 005')).toEqual({ pull: 'DELAYED' });
+    expect(suffixOutcome('006')).toEqual({ pull: 'REPORTED_FAILED' });
+    for (const other of ['BLUE BOTTLE COFFEE SF', '0020', '002 ', '02', '', '001', '004']) expect(suffixOutcome(other), other).toEqual({ pull: 'CONFIRMED' });
+    expect(declineBySuffix('A002')).toBe('INSUFFICIENT_FUNDS');
+    expect(declineBySuffix('A005')).toBeUndefined();
+  });
+
+  it('a card that is not ACTIVE is CARD_PAUSED whatever the descriptor and the funds, and no balance is read', async () => {
+    for (const state of ['FROZEN', 'PROCESSING', 'CLOSED', 'PENDING_KYC']) {
+      const b = balances({ a: 10_000 });
+      expect(await decide({ cardState: state, descriptor: 'SHOP 005', amount: 1, candidates: ['a'] }, b.balanceOf)).toMatchObject({ approved: false, reason: 'CARD_PAUSED', accountId: 'a' });
+      expect(b.asked).toEqual([]);
+    }
+  });
+
+  it('takes the first funding source, in priority order, with the amount available; reads no further', async () => {
+    const b = balances({ a: 99, b: 100, c: 1_000 });
+    expect(await decide({ cardState: 'ACTIVE', descriptor: 'SHOP', amount: 100, candidates: ['a', 'b', 'c'] }, b.balanceOf)).toEqual({ approved: true, accountId: 'b', pull: 'CONFIRMED' });
+    expect(b.asked).toEqual(['a', 'b']);
+  });
+
+  it('INSUFFICIENT_FUNDS when none has it, naming the first source; the suffix 005 or 006 approval still needs the funds', async () => {
+    const b = balances({ a: 10, b: 20 });
+    expect(await decide({ cardState: 'ACTIVE', descriptor: 'SHOP 006', amount: 21, candidates: ['a', 'b'] }, b.balanceOf)).toMatchObject({ approved: false, reason: 'INSUFFICIENT_FUNDS', accountId: 'a' });
+    expect(await decide({ cardState: 'ACTIVE', descriptor: 'SHOP 006', amount: 20, candidates: ['a', 'b'] }, b.balanceOf)).toEqual({ approved: true, accountId: 'b', pull: 'REPORTED_FAILED' });
+  });
+});
