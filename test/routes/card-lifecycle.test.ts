@@ -5,7 +5,9 @@ import { insertAccountIfAbsent } from '../../src/store/accounts-repo.js';
 import { setKycStatus } from '../../src/store/customers-repo.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { activeCard, injectCall, insertTestCustomer, issueCard, usdAccountOf, type ApiCall } from '../helpers/fixtures.js';
+import { activeFundedCard } from '../helpers/money.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
+import { until } from '../helpers/until.js';
 import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => {
@@ -206,5 +208,22 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
       await setKycStatus(t.services.store.db, caller.platformId, holder, 'REJECTED', Date.now());
       expectRefused(await issue(), 400, 'CARDHOLDER_KYC_NOT_APPROVED');
     }
+  });
+
+  it('declines authorizations CARD_PAUSED while the card is FROZEN (through PATCH), and approves them again once unfrozen', async () => {
+    const { cardId } = await activeFundedCard(t, caller, 10_000);
+    const authorize = async (descriptor: string) => {
+      const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 100, merchant: { descriptor } });
+      expect(res.statusCode, res.body).toBe(202);
+      const id = res.json().cardTransactionId as string;
+      return until(`transaction ${id} landed`, async () => {
+        const got = await caller.req('GET', `/transactions/${id}`);
+        return got.statusCode === 200 ? got.json() : undefined;
+      });
+    };
+    expect((await patch(cardId, { state: 'FROZEN' })).statusCode).toBe(200);
+    expect(await authorize('WHILE FROZEN')).toMatchObject({ status: 'DECLINED', declineReason: 'CARD_PAUSED' });
+    expect((await patch(cardId, { state: 'ACTIVE' })).statusCode).toBe(200);
+    expect(await authorize('UNFROZEN')).toMatchObject({ status: 'AUTHORIZED' });
   });
 });
