@@ -41,7 +41,7 @@ export async function findAccount(db: Executor, platformId: string, id: string):
 /** Reads an account and, on PostgreSQL, locks its row until the caller's transaction ends (SQLite's are serialized already). */
 export async function lockAccount(db: Executor, engine: Engine, id: string): Promise<InternalAccountRow> {
   let q = db.selectFrom('internal_accounts').selectAll().where('id', '=', id);
-  if (engine === 'postgres') q = q.modifyEnd(sql`for update`);
+  if (engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
   return q.executeTakeFirstOrThrow();
 }
 

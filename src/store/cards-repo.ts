@@ -21,7 +21,7 @@ export async function findCard(db: Executor, platformId: string, id: string): Pr
 /** Reads a card of this platform and, on PostgreSQL, locks its row until the caller's transaction ends. */
 export async function lockCard(db: Executor, engine: Engine, platformId: string, id: string): Promise<CardRow | undefined> {
   const q = db.selectFrom('cards').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
-  return (engine === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  return (engine === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
 export async function updateCard(db: Executor, id: string, patch: Partial<Pick<CardRow, 'state' | 'state_reason' | 'funding_sources' | 'updated_at'>>): Promise<void> {
@@ -64,7 +64,7 @@ export async function insertCardTransaction(db: Executor, row: CardTransactionRo
  */
 export async function lockCardTransaction(db: Executor, engine: Engine, platformId: string, id: string): Promise<CardTransactionRow | undefined> {
   let q = db.selectFrom('card_transactions').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
-  if (engine === 'postgres') q = q.modifyEnd(sql`for update`);
+  if (engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
   return q.executeTakeFirst();
 }
 

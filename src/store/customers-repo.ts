@@ -51,7 +51,7 @@ export async function insertCustomers(db: Executor, rows: CustomerRow[]): Promis
 /** A customer of this platform, deleted or not; another platform's customer is not found. */
 export async function findCustomer(db: Executor, platformId: string, id: string, lock = false): Promise<CustomerRow | undefined> {
   const q = db.selectFrom('customers').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
-  return (lock ? q.forUpdate() : q).executeTakeFirst();
+  return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
 /** Which of the given values another active customer of the platform already holds. */

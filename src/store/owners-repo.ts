@@ -95,7 +95,7 @@ export async function insertOwners(trx: Executor, rows: BeneficialOwnerRow[]): P
 /** An owner of this platform; another platform's owner is not found. `lock` takes a row lock (PostgreSQL). */
 export async function findOwner(db: Executor, platformId: string, id: string, lock = false): Promise<BeneficialOwnerRow | undefined> {
   const q = db.selectFrom('beneficial_owners').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
-  return (lock ? q.forUpdate() : q).executeTakeFirst();
+  return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
 export async function updateOwner(trx: Executor, id: string, body: string, updatedAt: number): Promise<void> {

@@ -9,7 +9,7 @@ import type { PlatformWebhookConfigRow, WebhookAttemptRow } from './tables/webho
 /** The platform's config row; `lock` takes a row lock (PostgreSQL). */
 export async function findWebhookConfig(db: Executor, platformId: string, lock = false): Promise<PlatformWebhookConfigRow | undefined> {
   const q = db.selectFrom('platform_webhook_config').selectAll().where('platform_id', '=', platformId);
-  return (lock ? q.forUpdate() : q).executeTakeFirst();
+  return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
 /** Gives a row made before its platform had a signing key pair one; concurrent callers agree on the first. */
