@@ -7,6 +7,64 @@ import { scopedStore, type Store } from './store.js';
 
 /** Hot reads named as server-side prepared statements at most; a read past this runs unnamed. */
 const MAX_NAMED_READS = 64;
+/**
+ * Distinct statement texts the query builder sends that are named (prepared once per connection)
+ * at most; later texts run unnamed. The service's statements are a fixed few hundred shapes; the
+ * cap only bounds what odd inputs (a multi-row insert of an unusual size) could add per connection.
+ */
+const MAX_NAMED_STATEMENTS = 512;
+/** PostgreSQL refuses a prepared statement whose result columns changed under it (a migration by a newer process). */
+const CACHED_PLAN_CHANGED = '0A000';
+
+/**
+ * The pool as Kysely sees it: every parameterized statement goes out as a named prepared
+ * statement, parsed and planned once per connection instead of on every execution. Statements
+ * without parameters (transaction control, several statements in one text) run as they are.
+ */
+function preparingPool(pool: pg.Pool): pg.Pool {
+  const names = new Map<string, string>();
+  const patched = new WeakSet<pg.PoolClient>();
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_NAMED_STATEMENTS) {
+      name = `q_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return name || undefined;
+  };
+  const prepare = (client: pg.PoolClient): pg.PoolClient => {
+    if (patched.has(client)) return client;
+    patched.add(client);
+    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const plain = original as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
+    client.query = ((...args: unknown[]) => {
+      const [text, values] = args;
+      // The pool's own query() calls with a callback: those, and anything not a parameterized text, go as they are.
+      if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return original(...args);
+      return named(text, values);
+    }) as typeof client.query;
+    const named = async (text: string, values: unknown[]) => {
+      const name = nameOf(text);
+      if (name === undefined) return plain({ text, values });
+      try {
+        return await plain({ name, text, values });
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== CACHED_PLAN_CHANGED) throw err;
+        // Its prepared form is stale on some connections: from now on it runs unnamed everywhere.
+        names.set(text, '');
+        return plain({ text, values });
+      }
+    };
+    return client;
+  };
+  return new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'connect') return async () => prepare(await target.connect());
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 /** A pool of `max` connections; reads are pool queries, each a named prepared statement. */
 export function openPostgres(url: string, max: number): Store {
@@ -19,7 +77,7 @@ export function openPostgres(url: string, max: number): Store {
         oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   const names = new Map<string, string>();
   // Reads come from PreparedRead templates (a fixed few texts), so each is parsed and planned once
   // per connection instead of on every call: the token check and the owner page are most of the
