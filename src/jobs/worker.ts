@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Services } from '../domain/services.js';
 import type { Logger } from '../logger.js';
 import { idBoundAt } from '../domain/ids.js';
-import { claimDueJobs, finishJob, JOBS_WAKEUP_CHANNEL, msUntilNextDue } from '../store/jobs-repo.js';
+import { claimDueJobsByKind, finishJob, JOBS_WAKEUP_CHANNEL, msUntilNextDue } from '../store/jobs-repo.js';
 import { deleteAttemptsBefore, deleteFinishedJobs } from '../store/retention-repo.js';
 import type { WakeupListener } from '../store/pg-wakeups.js';
 import type { Engine } from '../store/store.js';
@@ -76,6 +76,10 @@ export class Worker {
   private readonly pruneEveryMs: number;
   private pruneTimer: NodeJS.Timeout | undefined;
   private pruning: Promise<unknown> | undefined;
+  /** When a queued job next becomes claimable, by this process's clock, as the database last said (idleMs). */
+  private nextDue: { at: number; checkedAt: number } | undefined;
+  /** The earliest retry this process has scheduled since it last asked the database. */
+  private localRetryAt = Infinity;
 
   constructor(
     private readonly services: Services,
@@ -173,15 +177,14 @@ export class Worker {
     let idleMs = this.services.config.jobPollMs;
     try {
       const { config, store } = this.services;
-      claimedAll = true;
-      for (const [kind, free] of this.freeSlots()) {
-        if (free <= 0) continue;
-        anyFree = true;
-        const jobs = await claimDueJobs(store.db, store.engine, { owner: this.owner, kinds: [kind], leaseMs: config.jobLeaseMs, limit: free });
-        // A full claim means more may be due right now.
-        if (jobs.length < free) claimedAll = false;
-        for (const job of jobs) this.track(job.kind, this.execute(job));
-      }
+      const limits = new Map([...this.freeSlots()].filter(([, free]) => free > 0));
+      anyFree = limits.size > 0;
+      const jobs = await claimDueJobsByKind(store.db, store.engine, { owner: this.owner, leaseMs: config.jobLeaseMs, limits });
+      const claimed = new Map<string, number>();
+      for (const job of jobs) claimed.set(job.kind, (claimed.get(job.kind) ?? 0) + 1);
+      // A kind claimed to its limit may have more due right now.
+      claimedAll = [...limits].every(([kind, free]) => (claimed.get(kind) ?? 0) >= free);
+      for (const job of jobs) this.track(job.kind, this.execute(job));
       if (!claimedAll && !this.stopped) idleMs = await this.idleMs();
     } catch (err) {
       claimedAll = false;
@@ -207,9 +210,17 @@ export class Worker {
     const { config, store } = this.services;
     if (!this.listener?.connected) return config.jobPollMs;
     const safety = Math.max(config.jobPollMs, config.jobSafetyPollMs);
-    const next = await msUntilNextDue(store.db, store.engine, [...this.handlers.keys()], 1_000);
-    if (next === undefined) return safety;
-    return Math.min(safety, Math.max(config.jobPollMs, next + 1));
+    const now = Date.now();
+    // Asked of the database at most once per JOB_POLL_MS (it was once per idle tick: 1.9 queries per
+    // landed simulation); retries this process schedules meanwhile are known without asking.
+    if (this.nextDue === undefined || now - this.nextDue.checkedAt >= config.jobPollMs) {
+      const next = await msUntilNextDue(store.db, store.engine, [...this.handlers.keys()], 1_000);
+      this.nextDue = { at: next === undefined ? Infinity : now + next, checkedAt: now };
+      this.localRetryAt = Infinity;
+    }
+    const until = Math.min(this.nextDue.at, this.localRetryAt) - now;
+    if (until === Infinity) return safety;
+    return Math.min(safety, Math.max(config.jobPollMs, until + 1));
   }
 
   private track(kind: string, p: Promise<void>): void {
@@ -280,6 +291,7 @@ export class Worker {
     const now = this.clock();
     const { engine } = this.services.store;
     const failures: (unknown | undefined)[] = [];
+    const finishes: ReturnType<Worker['finishing']>[] = [];
     try {
       const trx = await this.services.store.db.startTransaction().execute();
       try {
@@ -290,7 +302,7 @@ export class Worker {
           for (let tries = 1; ; tries++) {
             const sp = await trx.savepoint(`job${i}`).execute();
             try {
-              const finish = this.finishing(item);
+              const finish = (finishes[i] ??= this.finishing(item));
               if (!(await finishJob(sp, engine, finish))) throw new LeaseLost();
               await item.result.write?.(sp);
               if (finish.state === 'failed') await item.handler.gaveUp?.(sp, item.job, now);
@@ -318,7 +330,9 @@ export class Worker {
     for (const [i, item] of batch.entries()) {
       if (failures[i] !== undefined) item.reject(failures[i]);
       else {
-        if (item.result.outcome !== 'done' && this.finishing(item).state === 'failed') {
+        const finish = finishes[i]!;
+        if (finish.state === 'queued') this.localRetryAt = Math.min(this.localRetryAt, Date.now() + (finish.delayMs ?? 0));
+        if (item.result.outcome !== 'done' && finish.state === 'failed') {
           this.log.error({ jobId: item.job.id, kind: item.job.kind, error: item.result.error }, 'job failed for good');
         }
         item.resolve();

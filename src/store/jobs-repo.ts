@@ -47,10 +47,8 @@ export function dbClockMs(engine: Engine): RawBuilder<number> {
 }
 
 /**
- * Leases up to `limit` due jobs of the given kinds to `owner` for `leaseMs` of the database's
- * clock. A job whose lease has expired (its worker died) is due again. A job waits while an
- * earlier job with its queue key is unfinished. PostgreSQL skips rows another process is
- * claiming or finishing at this moment.
+ * Leases up to `limit` due jobs of the given kinds (see dueJobIds) to `owner` for `leaseMs` of
+ * the database's clock.
  */
 export async function claimDueJobs(
   db: Executor,
@@ -58,13 +56,39 @@ export async function claimDueJobs(
   args: { owner: string; kinds: string[]; leaseMs: number; limit: number },
 ): Promise<JobRow[]> {
   if (args.kinds.length === 0 || args.limit <= 0) return [];
+  return leaseJobs(db, engine, args, [dueJobIds(db, engine, args.kinds, args.limit)]);
+}
+
+/**
+ * claimDueJobs for several kinds at once, each with its own limit. On PostgreSQL one statement
+ * claims for every kind (one round trip per wake-up instead of one per kind: a worker with five
+ * kinds sent 7.7 claims per landed simulation); on SQLite, whose statements cost no round trip,
+ * one statement per kind.
+ */
+export async function claimDueJobsByKind(db: Executor, engine: Engine, args: { owner: string; leaseMs: number; limits: Map<string, number> }): Promise<JobRow[]> {
+  const wanted = [...args.limits].filter(([, limit]) => limit > 0);
+  if (wanted.length === 0) return [];
+  if (engine === 'sqlite') {
+    const claimed: JobRow[] = [];
+    for (const [kind, limit] of wanted) claimed.push(...(await claimDueJobs(db, engine, { owner: args.owner, kinds: [kind], leaseMs: args.leaseMs, limit })));
+    return claimed;
+  }
+  return leaseJobs(db, engine, args, wanted.map(([kind, limit]) => dueJobIds(db, engine, [kind], limit)));
+}
+
+/**
+ * The ids of up to `limit` due jobs of these kinds, oldest first. A job whose lease has expired
+ * (its worker died) is due again. A job waits while an earlier job with its queue key is
+ * unfinished. PostgreSQL skips rows another process is claiming or finishing at this moment.
+ */
+function dueJobIds(db: Executor, engine: Engine, kinds: string[], limit: number) {
   const now = dbClockMs(engine);
   let due = db
     .selectFrom('jobs as j')
     .select('j.id')
     .where('j.state', '=', 'queued')
     .where('j.run_at', '<=', now)
-    .where('j.kind', 'in', args.kinds)
+    .where('j.kind', 'in', kinds)
     .where((eb) => eb.or([eb('j.lease_expires_at', 'is', null), eb('j.lease_expires_at', '<', now)]))
     .where((eb) =>
       eb.or([
@@ -83,19 +107,25 @@ export async function claimDueJobs(
     )
     .orderBy('j.run_at')
     .orderBy('j.id')
-    .limit(args.limit);
+    .limit(limit);
   if (engine === 'postgres') due = due.modifyEnd(sql`for update skip locked`);
-  return db
-    .updateTable('jobs')
-    .set((eb) => ({
-      lease_owner: args.owner,
-      lease_expires_at: sql<number>`${now} + ${args.leaseMs}`,
-      attempts: eb('attempts', '+', 1),
-      updated_at: now,
-    }))
-    .where('id', 'in', due)
-    .returningAll()
-    .execute();
+  return due;
+}
+
+/** Leases the jobs the id queries pick (each a subquery; on PostgreSQL their arrays are joined) to `owner` for `leaseMs` of the database's clock. */
+async function leaseJobs(db: Executor, engine: Engine, args: { owner: string; leaseMs: number }, picks: ReturnType<typeof dueJobIds>[]): Promise<JobRow[]> {
+  const now = dbClockMs(engine);
+  const update = db.updateTable('jobs').set((eb) => ({
+    lease_owner: args.owner,
+    lease_expires_at: sql<number>`${now} + ${args.leaseMs}`,
+    attempts: eb('attempts', '+', 1),
+    updated_at: now,
+  }));
+  const picked =
+    picks.length === 1
+      ? update.where('id', 'in', picks[0]!)
+      : update.where(sql<boolean>`id = any(${sql.join(picks.map((p) => sql`array(${p})`), sql` || `)})`);
+  return picked.returningAll().execute();
 }
 
 /**

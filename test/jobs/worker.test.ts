@@ -4,7 +4,7 @@ import { openServices, type Services } from '../../src/domain/services.js';
 import { newId } from '../../src/domain/ids.js';
 import type { JobHandler } from '../../src/jobs/types.js';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.js';
-import { claimDueJobs, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
+import { claimDueJobs, claimDueJobsByKind, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 import { describeEachEngine, engineAvailable } from '../helpers/test-app.js';
 
@@ -129,6 +129,20 @@ describeEachEngine(
       } finally {
         for (const g of gates) g();
       }
+    });
+
+    it('claims several kinds in one call, each up to its own limit, and never a job another claim holds', async () => {
+      const [a, b, c] = ['a', 'b', 'c'].map((k) => `test.bykind.${k}.${t.engine}`) as [string, string, string];
+      const ids = { [a]: [] as string[], [b]: [] as string[], [c]: [] as string[] };
+      for (let i = 0; i < 3; i++) for (const kind of [a, b, c]) ids[kind]!.push(await enqueue(kind));
+      const { db, engine } = t.services.store;
+      const first = await claimDueJobsByKind(db, engine, { owner: 'first', leaseMs: 60_000, limits: new Map([[a, 1], [b, 2], [c, 0]]) });
+      // Oldest first within each kind; a kind with no free slot is not claimed.
+      expect(first.map((j) => j.id).sort()).toEqual([ids[a]![0], ids[b]![0], ids[b]![1]].sort());
+      expect(first.every((j) => j.lease_owner === 'first' && j.attempts === 1)).toBe(true);
+      const second = await claimDueJobsByKind(db, engine, { owner: 'second', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5], [c, 1]]) });
+      expect(second.map((j) => j.id).sort()).toEqual([ids[a]![1], ids[a]![2], ids[b]![2], ids[c]![0]].sort());
+      expect(await claimDueJobsByKind(db, engine, { owner: 'third', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5]]) })).toEqual([]);
     });
 
     it('takes over a job whose owner died once its lease expires', async () => {
