@@ -76,10 +76,6 @@ export class Worker {
   private readonly pruneEveryMs: number;
   private pruneTimer: NodeJS.Timeout | undefined;
   private pruning: Promise<unknown> | undefined;
-  /** When a queued job next becomes claimable, by this process's clock, as the database last said (idleMs). */
-  private nextDue: { at: number; checkedAt: number } | undefined;
-  /** The earliest retry this process has scheduled since it last asked the database. */
-  private localRetryAt = Infinity;
 
   constructor(
     private readonly services: Services,
@@ -210,17 +206,9 @@ export class Worker {
     const { config, store } = this.services;
     if (!this.listener?.connected) return config.jobPollMs;
     const safety = Math.max(config.jobPollMs, config.jobSafetyPollMs);
-    const now = Date.now();
-    // Asked of the database at most once per JOB_POLL_MS (it was once per idle tick: 1.9 queries per
-    // landed simulation); retries this process schedules meanwhile are known without asking.
-    if (this.nextDue === undefined || now - this.nextDue.checkedAt >= config.jobPollMs) {
-      const next = await msUntilNextDue(store.db, store.engine, [...this.handlers.keys()], 1_000);
-      this.nextDue = { at: next === undefined ? Infinity : now + next, checkedAt: now };
-      this.localRetryAt = Infinity;
-    }
-    const until = Math.min(this.nextDue.at, this.localRetryAt) - now;
-    if (until === Infinity) return safety;
-    return Math.min(safety, Math.max(config.jobPollMs, until + 1));
+    const next = await msUntilNextDue(store.db, store.engine, [...this.handlers.keys()], 1_000);
+    if (next === undefined) return safety;
+    return Math.min(safety, Math.max(config.jobPollMs, next + 1));
   }
 
   private track(kind: string, p: Promise<void>): void {
@@ -330,9 +318,7 @@ export class Worker {
     for (const [i, item] of batch.entries()) {
       if (failures[i] !== undefined) item.reject(failures[i]);
       else {
-        const finish = finishes[i]!;
-        if (finish.state === 'queued') this.localRetryAt = Math.min(this.localRetryAt, Date.now() + (finish.delayMs ?? 0));
-        if (item.result.outcome !== 'done' && finish.state === 'failed') {
+        if (item.result.outcome !== 'done' && finishes[i]!.state === 'failed') {
           this.log.error({ jobId: item.job.id, kind: item.job.kind, error: item.result.error }, 'job failed for good');
         }
         item.resolve();
