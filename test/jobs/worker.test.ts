@@ -25,7 +25,9 @@ describeEachEngine(
 
     async function enqueue(kind: string, payload: unknown = {}, queueKey?: string): Promise<string> {
       const id = newId('Job');
-      await t.services.store.db.transaction().execute((trx) => enqueueJob(trx, { id, kind, payload, queueKey: queueKey ?? null }));
+      // Due 5 ms ago: SQLite's clock, which judges due times, can read a millisecond behind Date.now(),
+      // and a claim made at once would then find the job not yet due.
+      await t.services.store.db.transaction().execute((trx) => enqueueJob(trx, { id, kind, payload, queueKey: queueKey ?? null }, Date.now() - 5));
       return id;
     }
     async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
