@@ -49,7 +49,8 @@ function preparingPool(pool: pg.Pool): pg.Pool {
       try {
         return await plain({ name, text, values });
       } catch (err) {
-        if ((err as { code?: unknown }).code !== CACHED_PLAN_CHANGED) throw err;
+        const e = err as { code?: unknown; message?: unknown };
+        if (e.code !== CACHED_PLAN_CHANGED || !String(e.message).includes('cached plan must not change result type')) throw err;
         // Its prepared form is stale on some connections: from now on it runs unnamed everywhere.
         names.set(text, '');
         return plain({ text, values });
