@@ -85,6 +85,24 @@ describe('store.read [sqlite] at close', () => {
 });
 
 describe.skipIf(!engineAvailable('postgres'))('store.read [postgres]: prepared statements', () => {
+  it('a prepared statement whose result columns a migration changed runs again, unnamed', async () => {
+    const db = await createTestDatabase('postgres');
+    const store = openStore({ databaseUrl: db.databaseUrl, dataDir: db.dataDir, poolSize: 1 });
+    try {
+      await migrateToLatest(store);
+      await insertPlatform(store.db, { id: 'Platform:changing', name: 'changing', created_at: 1 });
+      const read = () => sql<Record<string, unknown>>`select * from platforms where id = ${'Platform:changing'}`.execute(store.db);
+      expect((await read()).rows[0]).not.toHaveProperty('added_later');
+      // As a newer process's migration would, under this process's prepared statement.
+      await sql`alter table platforms add column added_later text`.execute(store.db);
+      expect((await read()).rows[0]).toHaveProperty('added_later', null);
+      expect((await read()).rows[0]).toHaveProperty('added_later', null);
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+
   it('parses and plans a read once per connection: it runs as a named prepared statement', async () => {
     const db = await createTestDatabase('postgres');
     // One connection, so the session that prepared the read is the one asked about.
