@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openServices, type Services } from '../../src/domain/services.js';
 import { newId } from '../../src/domain/ids.js';
+import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhook-events.js';
 import type { JobHandler } from '../../src/jobs/types.js';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { claimDueJobs, claimDueJobsByKind, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
@@ -286,6 +287,58 @@ describe.skipIf(!engineAvailable('postgres'))('job worker commits on PostgreSQL'
     const slowDeadline = Date.now() + 5_000;
     while ((await findJob(store.db, slow))?.state !== 'done' && Date.now() < slowDeadline) await sleep(10);
     expect((await effect(`effect:${slow}`))?.value).toBe('ok');
+  });
+
+  it('commits webhook deliveries in lanes of their own: every other lane held up does not hold up a delivery', async () => {
+    await worker?.stop();
+    const store = services!.store;
+    const enqueue = async (kind: string) => {
+      const id = newId('Job');
+      await store.db.transaction().execute((trx) => enqueueJob(trx, { id, kind, payload: {} }));
+      services!.jobSignal.emit('enqueued');
+      return id;
+    };
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    let held = 0;
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    worker = new Worker(
+      services!,
+      [
+        {
+          kind: 'test.held',
+          retryScheduleMs: () => [10],
+          // Each run finishes at its own time, so each takes a commit lane of its own, and its write waits.
+          run: async () => ({
+            outcome: 'done',
+            write: async () => {
+              held++;
+              await gate;
+            },
+          }),
+        },
+        // Stands for a delivery: only its kind matters to the commit lanes.
+        { kind: DELIVER_WEBHOOK_JOB, retryScheduleMs: () => [10], run: async () => ({ outcome: 'done' }) },
+      ],
+      silent,
+    ).start();
+    try {
+      const heldIds: string[] = [];
+      // One more than there are lanes: every lane of the other jobs is busy, and one waits.
+      for (let i = 0; i < 4; i++) {
+        heldIds.push(await enqueue('test.held'));
+        const deadline = Date.now() + 5_000;
+        while (held < Math.min(i + 1, 3) && Date.now() < deadline) await sleep(5);
+      }
+      expect(held).toBe(3);
+      const delivery = await enqueue(DELIVER_WEBHOOK_JOB);
+      const deadline = Date.now() + 3_000;
+      while ((await findJob(store.db, delivery))?.state !== 'done' && Date.now() < deadline) await sleep(10);
+      expect((await findJob(store.db, delivery))?.state).toBe('done');
+      for (const id of heldIds) expect((await findJob(store.db, id))?.state).toBe('queued');
+    } finally {
+      release();
+    }
   });
 });
 
