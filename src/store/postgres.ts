@@ -17,21 +17,34 @@ const MAX_NAMED_STATEMENTS = 512;
 const CACHED_PLAN_CHANGED = '0A000';
 
 /**
+ * Names of prepared statements by their text: the prefix and a digest of the text, for at most
+ * `max` texts (later ones, and a text `unname` was called on, get none and run unnamed).
+ */
+function statementNames(prefix: string, max: number) {
+  const names = new Map<string, string>();
+  return {
+    of(text: string): string | undefined {
+      let name = names.get(text);
+      if (name === undefined && names.size < max) {
+        name = `${prefix}_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+        names.set(text, name);
+      }
+      return name || undefined;
+    },
+    unname(text: string): void {
+      names.set(text, '');
+    },
+  };
+}
+
+/**
  * The pool as Kysely sees it: every parameterized statement goes out as a named prepared
  * statement, parsed and planned once per connection instead of on every execution. Statements
  * without parameters (transaction control, several statements in one text) run as they are.
  */
 function preparingPool(pool: pg.Pool): pg.Pool {
-  const names = new Map<string, string>();
+  const names = statementNames('q', MAX_NAMED_STATEMENTS);
   const patched = new WeakSet<pg.PoolClient>();
-  const nameOf = (text: string): string | undefined => {
-    let name = names.get(text);
-    if (name === undefined && names.size < MAX_NAMED_STATEMENTS) {
-      name = `q_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
-      names.set(text, name);
-    }
-    return name || undefined;
-  };
   const prepare = (client: pg.PoolClient): pg.PoolClient => {
     if (patched.has(client)) return client;
     patched.add(client);
@@ -44,7 +57,7 @@ function preparingPool(pool: pg.Pool): pg.Pool {
       return named(text, values);
     }) as typeof client.query;
     const named = async (text: string, values: unknown[]) => {
-      const name = nameOf(text);
+      const name = names.of(text);
       if (name === undefined) return plain({ text, values });
       try {
         return await plain({ name, text, values });
@@ -52,7 +65,7 @@ function preparingPool(pool: pg.Pool): pg.Pool {
         const e = err as { code?: unknown; message?: unknown };
         if (e.code !== CACHED_PLAN_CHANGED || !String(e.message).includes('cached plan must not change result type')) throw err;
         // Its prepared form is stale on some connections: from now on it runs unnamed everywhere.
-        names.set(text, '');
+        names.unname(text);
         return plain({ text, values });
       }
     };
@@ -79,21 +92,13 @@ export function openPostgres(url: string, max: number): Store {
     },
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-  const names = new Map<string, string>();
   // Reads come from PreparedRead templates (a fixed few texts), so each is parsed and planned once
   // per connection instead of on every call: the token check and the owner page are most of the
   // server's work per list request. Measured: owner-list throughput 2.6x (A/B of the two builds in
   // alternating slices on one 1M-owner database, 64 connections).
-  const nameOf = (text: string): string | undefined => {
-    let name = names.get(text);
-    if (name === undefined && names.size < MAX_NAMED_READS) {
-      name = `read_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
-      names.set(text, name);
-    }
-    return name;
-  };
+  const readNames = statementNames('read', MAX_NAMED_READS);
   const read = async <R>(query: CompiledQuery<R>): Promise<R[]> =>
-    (await pool.query({ name: nameOf(query.sql), text: query.sql, values: query.parameters as unknown[] })).rows as R[];
+    (await pool.query({ name: readNames.of(query.sql), text: query.sql, values: query.parameters as unknown[] })).rows as R[];
   const notifiers = new Map<string, PgNotifier>();
   const listeners = new Set<PgListener>();
   const store = scopedStore(db, 'postgres', read, async () => {
