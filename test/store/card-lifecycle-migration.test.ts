@@ -1,9 +1,9 @@
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/store/migrator.js';
-import { migrations } from '../../src/store/migrations/index.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
+import { migrateBefore } from '../helpers/migrations.js';
 import { engineAvailable } from '../helpers/test-app.js';
 
 const UUID = (n: number) => `0190ffff-0000-7000-8000-${String(n).padStart(12, '0')}`;
@@ -22,10 +22,7 @@ for (const engine of ENGINES) {
     });
 
     it("gives cards without funding sources their cardholder's account, keeps the others, and turns auto-approval on for existing platforms", async () => {
-      const before: Record<string, Migration> = {};
-      for (const [name, make] of Object.entries(migrations)) if (name < '012') before[name] = make(store.engine);
-      const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => before } });
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      await migrateBefore(store, '012');
 
       const db = store.db as never as Kysely<any>;
       await db.insertInto('platforms').values({ id: 'Platform:p', name: 'p', created_at: 1 }).execute();

@@ -1,13 +1,12 @@
-import { Migrator, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { landOperations } from '../../src/domain/card-simulations.js';
 import type { Logger } from '../../src/logger.js';
 import { entriesOf } from '../../src/store/accounts-repo.js';
 import { migrateToLatest } from '../../src/store/migrator.js';
-import { migrations } from '../../src/store/migrations/index.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import type { CardTransactionRow } from '../../src/store/tables/cards.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
+import { migrateBefore } from '../helpers/migrations.js';
 import { engineAvailable } from '../helpers/test-app.js';
 
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -27,10 +26,7 @@ for (const engine of ENGINES) {
     });
 
     it('opens every existing customer its USD account, names it on the card transactions, and opens a HOLD for each open hold', async () => {
-      const before: Record<string, Migration> = {};
-      for (const [name, make] of Object.entries(migrations)) if (name < '010') before[name] = make(store.engine);
-      const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => before } });
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      await migrateBefore(store, '010');
 
       const db = store.db as never as import('kysely').Kysely<any>;
       await db.insertInto('platforms').values({ id: 'Platform:p', name: 'p', created_at: 1 }).execute();
