@@ -268,22 +268,25 @@ export async function landOperations(trx: Trx, engine: Engine, job: CardSimulati
 
 /**
  * Decides an authorization as it lands, from the card's state, the descriptor and its funding
- * sources' balances as they are now. On PostgreSQL each source tried is locked until the commit, so
- * two authorizations landing at once cannot both spend the same available balance. The sources are
- * the card's that are the cardholder's own active accounts in the transaction's currency; a card
- * with none draws on its cardholder's account in that currency.
+ * sources' balances as they are now. The sources are the card's that are the cardholder's own
+ * active accounts in the transaction's currency, read and (on PostgreSQL) locked until the commit
+ * in one statement, so two authorizations landing at once cannot both spend the same available
+ * balance; a card with none draws on its cardholder's account in that currency.
  */
 async function decideAuthorization(trx: Trx, engine: Engine, row: CardTransactionRow, amount: number, now: number): Promise<Decision> {
   const card = await repo.findCard(trx, row.platform_id, row.card_id);
   if (!card) throw new Error(`card ${row.card_id} of card transaction ${row.id} does not exist`);
-  const candidates: string[] = [];
-  for (const id of JSON.parse(card.funding_sources) as string[]) {
-    const account = await accountsRepo.findAccount(trx, row.platform_id, id);
-    if (account && account.customer_id === row.customer_id && account.currency === row.currency && account.status === 'ACTIVE') candidates.push(account.id);
+  const sources = JSON.parse(card.funding_sources) as string[];
+  const balances = new Map<string, number>();
+  for (const account of await accountsRepo.lockAccounts(trx, engine, row.platform_id, sources)) {
+    if (account.customer_id === row.customer_id && account.currency === row.currency && account.status === 'ACTIVE') balances.set(account.id, Number(account.available_balance));
   }
-  if (candidates.length === 0) candidates.push((await accountOf(trx, row.platform_id, row.customer_id, row.currency, now)).id);
-  return decide({ cardState: card.state, descriptor: descriptorOf(row), amount, candidates }, async (id) => {
-    const account = await accountsRepo.lockAccount(trx, engine, id);
-    return Number(account.available_balance);
-  });
+  let candidates = sources.filter((id) => balances.has(id));
+  if (candidates.length === 0) {
+    const fallback = await accountOf(trx, row.platform_id, row.customer_id, row.currency, now);
+    const [locked] = await accountsRepo.lockAccounts(trx, engine, row.platform_id, [fallback.id]);
+    balances.set(fallback.id, Number(locked!.available_balance));
+    candidates = [fallback.id];
+  }
+  return decide({ cardState: card.state, descriptor: descriptorOf(row), amount, candidates }, async (id) => balances.get(id)!);
 }

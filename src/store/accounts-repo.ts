@@ -38,11 +38,16 @@ export async function findAccount(db: Executor, platformId: string, id: string):
   return db.selectFrom('internal_accounts').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
 }
 
-/** Reads an account and, on PostgreSQL, locks its row until the caller's transaction ends (SQLite's are serialized already). */
-export async function lockAccount(db: Executor, engine: Engine, id: string): Promise<InternalAccountRow> {
-  let q = db.selectFrom('internal_accounts').selectAll().where('id', '=', id);
+/**
+ * Reads the platform's accounts among `ids` in one statement and, on PostgreSQL, locks their rows
+ * until the caller's transaction ends (SQLite's transactions are serialized already). Rows are
+ * locked in id order, so two transactions locking overlapping sets cannot deadlock on them.
+ */
+export async function lockAccounts(db: Executor, engine: Engine, platformId: string, ids: string[]): Promise<InternalAccountRow[]> {
+  if (ids.length === 0) return [];
+  let q = db.selectFrom('internal_accounts').selectAll().where('id', 'in', ids).where('platform_id', '=', platformId).orderBy('id');
   if (engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
-  return q.executeTakeFirstOrThrow();
+  return q.execute();
 }
 
 export async function listAccounts(db: Executor, platformId: string, q: PageQuery, filter: AccountFilter): Promise<{ rows: InternalAccountRow[]; total: number }> {
