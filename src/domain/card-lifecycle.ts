@@ -64,7 +64,7 @@ export function nextCardState(card: Pick<CardRow, 'id' | 'state'>, requested: Re
  * becomes ACTIVE with a CARD.STATE_CHANGE event; one closed meanwhile stays as it is.
  */
 export async function landCardProvisioning(trx: Trx, engine: Engine, job: CardProvisioningJob, now = Date.now()): Promise<void> {
-  const card = await repo.lockCard(trx, engine, job.platformId, job.cardId);
+  const card = await repo.findCard(trx, job.platformId, job.cardId, engine === 'postgres');
   if (!card || card.state !== 'PROCESSING') return;
   const after: CardRow = { ...card, state: 'ACTIVE', updated_at: now };
   await repo.updateCard(trx, card.id, { state: after.state, updated_at: now });

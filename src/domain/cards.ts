@@ -295,7 +295,7 @@ export class CardService {
       throw new ValidationError([{ field: 'fundingSources', message: 'cannot be given with state CLOSED' }]);
     }
     const card = await this.store.transaction(async (trx) => {
-      const row = await repo.lockCard(trx, this.store.engine, platformId, id);
+      const row = await repo.findCard(trx, platformId, id, this.store.engine === 'postgres');
       if (!row) throw new NotFoundError('Card', id);
       const state = nextCardState(row, change.state, change.fundingSources !== undefined);
       if (change.fundingSources !== undefined) {

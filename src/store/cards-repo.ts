@@ -13,15 +13,10 @@ export async function insertCard(db: Executor, row: CardRow): Promise<void> {
   await insertListed(db, 'cards', row, (trx, r) => trx.insertInto('cards').values(r).execute());
 }
 
-/** A card of this platform; another platform's card is not found. */
-export async function findCard(db: Executor, platformId: string, id: string): Promise<CardRow | undefined> {
-  return db.selectFrom('cards').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
-}
-
-/** Reads a card of this platform and, on PostgreSQL, locks its row until the caller's transaction ends. */
-export async function lockCard(db: Executor, engine: Engine, platformId: string, id: string): Promise<CardRow | undefined> {
+/** A card of this platform (another platform's is not found); `lock` takes a row lock until the caller's transaction ends (PostgreSQL). */
+export async function findCard(db: Executor, platformId: string, id: string, lock = false): Promise<CardRow | undefined> {
   const q = db.selectFrom('cards').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
-  return (engine === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
+  return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
 export async function updateCard(db: Executor, id: string, patch: Partial<Pick<CardRow, 'state' | 'state_reason' | 'funding_sources' | 'updated_at'>>): Promise<void> {
