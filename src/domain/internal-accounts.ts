@@ -3,7 +3,7 @@ import * as repo from '../store/accounts-repo.js';
 import { beforeCommit } from '../store/commit-hooks.js';
 import { findCustomer } from '../store/customers-repo.js';
 import type { Store, Trx } from '../store/store.js';
-import type { InternalAccountRow } from '../store/tables/internal-accounts.js';
+import type { InternalAccountRow, LedgerEntryRow } from '../store/tables/internal-accounts.js';
 import { currencyOf, type CurrencyAmount } from './cards.js';
 import { NotFoundError } from './errors.js';
 import { newId } from './ids.js';
@@ -88,25 +88,45 @@ export interface Posting {
  * INTERNAL_ACCOUNT.BALANCE_UPDATED event with the account after, all in the caller's transaction.
  */
 export async function post(trx: Trx, p: Posting, now = Date.now()): Promise<InternalAccount> {
-  const entries = p.movements.map((m) => ({
-    id: newId('LedgerEntry'),
-    platform_id: p.platformId,
-    account_id: p.accountId,
-    kind: m.kind,
-    amount: m.amount,
-    card_transaction_id: p.cardTransactionId ?? null,
-    card_operation_id: p.cardOperationId ?? null,
-    created_at: now,
-  }));
-  const account = renderAccount(await repo.appendEntries(trx, p.accountId, entries, balanceDelta(p.movements), now));
-  // One event per account per commit, with the account as the commit leaves it: a worker's group
-  // commit that lands many operations on one account sends one. Measured (webhooks bench, SQLite,
-  // 500/s): one event per operation doubled the deliveries and took the 202 -> webhook p50 from
-  // about 1.1 s to 3.4 s on this machine.
-  beforeCommit(trx, `balance-updated:${p.accountId}`, async (t) => {
-    await recordWebhookEvent(t, { platformId: p.platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
-  });
-  return account;
+  return (await postAll(trx, [p], now)).get(p.accountId)!;
+}
+
+/**
+ * {@link post} for many postings: each account's are written together (one balance update and one
+ * insert of all its entries), in the order of its first posting. Answers each account after.
+ */
+export async function postAll(trx: Trx, postings: readonly Posting[], now = Date.now()): Promise<Map<string, InternalAccount>> {
+  const byAccount = new Map<string, { platformId: string; entries: LedgerEntryRow[]; movements: Movement[] }>();
+  for (const p of postings) {
+    let account = byAccount.get(p.accountId);
+    if (!account) byAccount.set(p.accountId, (account = { platformId: p.platformId, entries: [], movements: [] }));
+    for (const m of p.movements) {
+      account.movements.push(m);
+      account.entries.push({
+        id: newId('LedgerEntry'),
+        platform_id: p.platformId,
+        account_id: p.accountId,
+        kind: m.kind,
+        amount: m.amount,
+        card_transaction_id: p.cardTransactionId ?? null,
+        card_operation_id: p.cardOperationId ?? null,
+        created_at: now,
+      });
+    }
+  }
+  const after = new Map<string, InternalAccount>();
+  for (const [accountId, { platformId, entries, movements }] of byAccount) {
+    const account = renderAccount(await repo.appendEntries(trx, accountId, entries, balanceDelta(movements), now));
+    after.set(accountId, account);
+    // One event per account per commit, with the account as the commit leaves it: a worker's group
+    // commit that lands many operations on one account sends one. Measured (webhooks bench, SQLite,
+    // 500/s): one event per operation doubled the deliveries and took the 202 -> webhook p50 from
+    // about 1.1 s to 3.4 s on this machine.
+    beforeCommit(trx, `balance-updated:${accountId}`, async (t) => {
+      await recordWebhookEvent(t, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
+    });
+  }
+  return after;
 }
 
 export interface AccountListFilter {

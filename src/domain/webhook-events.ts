@@ -1,6 +1,7 @@
-import { enqueueJob } from '../store/jobs-repo.js';
+import { enqueueJobs, type NewJob } from '../store/jobs-repo.js';
 import type { Trx } from '../store/store.js';
-import { insertWebhookEvent } from '../store/webhook-events-repo.js';
+import type { WebhookEventRow } from '../store/tables/webhook-events.js';
+import { insertWebhookEvents } from '../store/webhook-events-repo.js';
 import { newId } from './ids.js';
 
 export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
@@ -18,17 +19,22 @@ export interface WebhookEventInput {
  * only if the change it reports committed. Emit services.jobSignal 'enqueued' after the commit.
  */
 export async function recordWebhookEvent(trx: Trx, input: WebhookEventInput, now = Date.now()): Promise<{ id: string; body: string }> {
-  const id = newId('Webhook');
-  const body = JSON.stringify({ id, type: input.type, timestamp: new Date(now).toISOString(), ...input.fields });
-  await insertWebhookEvent(trx, {
-    id,
-    platform_id: input.platformId,
-    type: input.type,
-    body,
-    delivery_state: 'PENDING',
-    created_at: now,
-    updated_at: now,
+  return (await recordWebhookEvents(trx, [input], now))[0]!;
+}
+
+/** recordWebhookEvent for several events, in two statements whatever their number (events, then jobs). */
+export async function recordWebhookEvents(trx: Trx, inputs: readonly WebhookEventInput[], now = Date.now()): Promise<{ id: string; body: string }[]> {
+  const rows: WebhookEventRow[] = inputs.map((input) => {
+    const id = newId('Webhook');
+    const body = JSON.stringify({ id, type: input.type, timestamp: new Date(now).toISOString(), ...input.fields });
+    return { id, platform_id: input.platformId, type: input.type, body, delivery_state: 'PENDING', created_at: now, updated_at: now };
   });
-  await enqueueJob(trx, { id: newId('Job'), kind: DELIVER_WEBHOOK_JOB, payload: { eventId: id, platformId: input.platformId } }, now);
-  return { id, body };
+  await insertWebhookEvents(trx, rows);
+  await enqueueJobs(trx, deliveryJobs(rows), now);
+  return rows.map((r) => ({ id: r.id, body: r.body }));
+}
+
+/** The delivery job of each event. */
+export function deliveryJobs(events: readonly Pick<WebhookEventRow, 'id' | 'platform_id'>[]): NewJob[] {
+  return events.map((e) => ({ id: newId('Job'), kind: DELIVER_WEBHOOK_JOB, payload: { eventId: e.id, platformId: e.platform_id } }));
 }

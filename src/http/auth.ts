@@ -51,7 +51,9 @@ export function basicAuth(tokens: TokenService, config: Config) {
       throttle.fail(throttleKeys(request, credentials));
       throw new ApiError('UNAUTHORIZED', `This operation takes basic credentials, not a bearer token; ${HOW}`, undefined, CHALLENGE);
     }
-    const principal = credentials && (await tokens.authenticate(credentials.username, credentials.secret, request.routeOptions.config.confirmsToken === true));
+    // An Idempotency-Key replay answers from the stored answer, not the operation's statement: such a request is confirmed here.
+    const confirmedByOperation = request.routeOptions.config.confirmsToken === true && request.headers['idempotency-key'] === undefined;
+    const principal = credentials && (await tokens.authenticate(credentials.username, credentials.secret, confirmedByOperation));
     if (!principal) {
       throttle.fail(throttleKeys(request, credentials));
       throw unauthorized();

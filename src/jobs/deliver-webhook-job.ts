@@ -4,7 +4,10 @@ import type { Services } from '../domain/services.js';
 import type { DeliverWebhookPayload } from '../domain/webhook-event-log.js';
 import { DELIVER_WEBHOOK_JOB } from '../domain/webhook-events.js';
 import type { Trx } from '../store/store.js';
-import { findEventForDelivery, insertWebhookAttempt, recordEventAttempt, setEventState } from '../store/webhooks-repo.js';
+import type { WebhookAttemptRow } from '../store/tables/webhooks.js';
+import type { EventForDelivery } from '../store/webhooks-repo.js';
+import { batchedLookup } from '../store/batched-lookup.js';
+import { findEventsForDelivery, insertWebhookAttempt, insertWebhookAttempts, recordDeliveries, recordEventAttempt, setEventState } from '../store/webhooks-repo.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobHandler } from './types.js';
 
@@ -36,6 +39,30 @@ export function deliverySlots(services: Services, now = Date.now()): number {
   return Math.min(webhookConcurrency, Math.max(MIN_DELIVERIES_IN_FLIGHT, recent));
 }
 
+/** Per set of services: the events of the deliveries started in one turn of the event loop are read in one statement. */
+const lookups = new WeakMap<Services, (eventId: string) => Promise<EventForDelivery | undefined>>();
+
+function eventLookup(services: Services) {
+  let lookup = lookups.get(services);
+  if (!lookup) {
+    lookup = batchedLookup(async (ids: string[]) => new Map((await findEventsForDelivery(services.store.db, ids)).map((e) => [e.id, e])));
+    lookups.set(services, lookup);
+  }
+  return lookup;
+}
+
+/** A delivery the endpoint accepted: its attempt, and when its answer came. */
+interface Delivered {
+  attempt: WebhookAttemptRow;
+  at: number;
+}
+
+/** Records accepted deliveries: their attempts, and their events DELIVERED (a few statements for any number). */
+async function writeDelivered(trx: Trx, delivered: readonly Delivered[], services: Services): Promise<void> {
+  await insertWebhookAttempts(trx, delivered.map((d) => d.attempt));
+  await recordDeliveries(trx, services.store.engine, delivered.map((d) => ({ eventId: d.attempt.event_id, at: d.at })));
+}
+
 /**
  * Delivers one event: POSTs its stored body, signed, to the platform's endpoint, and records the
  * attempt with the job's outcome. Failures retry on WEBHOOK_RETRY_SCHEDULE (with jitter); the
@@ -50,7 +77,8 @@ export const webhookDeliveryHandler: JobHandler = {
   retryScheduleMs: (services) => services.config.webhookRetryScheduleMs,
   async run(job, services, log) {
     const { eventId, platformId, redeliver } = JSON.parse(job.payload) as DeliverWebhookPayload;
-    const event = await findEventForDelivery(services.store.db, platformId, eventId);
+    const found = await eventLookup(services)(eventId);
+    const event = found?.platform_id === platformId ? found : undefined;
     if (!event) {
       log.warn({ jobId: job.id, eventId }, 'webhook event to deliver does not exist');
       return { outcome: 'done' };
@@ -67,7 +95,7 @@ export const webhookDeliveryHandler: JobHandler = {
     const secrets = signingSecrets({ secret: event.secret, previous_secret: event.previous_secret, previous_secret_expires_at: event.previous_secret_expires_at }, at);
     const url = event.webhook_endpoint;
     const sent = await services.sendWebhook({ url, id: event.id, body: event.body, secrets, signingKey, now: new Date(at) });
-    const attempt = {
+    const attempt: WebhookAttemptRow = {
       id: newId('WebhookAttempt'),
       event_id: eventId,
       platform_id: platformId,
@@ -81,13 +109,8 @@ export const webhookDeliveryHandler: JobHandler = {
     const done = Date.now();
     if (sent.latencyMs < services.config.webhookTimeoutMs) noteAnswer(services, done);
     if (sent.ok) {
-      return {
-        outcome: 'done',
-        write: async (trx) => {
-          await insertWebhookAttempt(trx, attempt);
-          await recordEventAttempt(trx, eventId, { state: 'DELIVERED', at: done, nextAttemptAt: null });
-        },
-      };
+      const delivered: Delivered = { attempt, at: done };
+      return { outcome: 'done', write: (trx) => writeDelivered(trx, [delivered], services), together: delivered };
     }
     const delayMs = retryDelayMs(job.attempts, services.config.webhookRetryScheduleMs);
     const write = async (trx: Trx) => {
@@ -97,6 +120,7 @@ export const webhookDeliveryHandler: JobHandler = {
     if (delayMs === undefined) return { outcome: 'failed', error: `gave up after ${job.attempts} attempts: ${sent.error}`, write };
     return { outcome: 'retry', error: sent.error ?? 'delivery failed', delayMs, write };
   },
+  writeTogether: (trx, runs, services) => writeDelivered(trx, runs as Delivered[], services),
   // A delivery job spent by errors (a throw, a commit that failed) leaves its event FAILED, not PENDING for good.
   async gaveUp(trx, job, now) {
     const { eventId } = JSON.parse(job.payload) as DeliverWebhookPayload;

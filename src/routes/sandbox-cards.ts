@@ -31,7 +31,7 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
   app.post(
     '/sandbox/cards/:id/simulate/authorization',
     {
-      config: { sandboxOnly: true, permission: 'TRANSACT' },
+      config: { sandboxOnly: true, permission: 'TRANSACT', confirmsToken: true },
       schema: {
         tags,
         summary: 'Simulate a card authorization',
@@ -48,13 +48,14 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
       },
     },
     async (request, reply) => {
-      const { platformId } = request.principal;
+      const { platformId, tokenId } = request.principal;
       const body = request.body;
-      const accepted = await cardSimulations.authorize(platformId, request.params.id, {
-        amount: body.amount,
-        currency: body.currency ?? { code: 'USD' },
-        merchant: body.merchant,
-      });
+      const accepted = await cardSimulations.authorize(
+        platformId,
+        request.params.id,
+        { amount: body.amount, currency: body.currency ?? { code: 'USD' }, merchant: body.merchant },
+        tokenId,
+      );
       return reply.code(202).send(accepted);
     },
   );

@@ -39,13 +39,14 @@ export async function findAccount(db: Executor, platformId: string, id: string):
 }
 
 /**
- * Reads the platform's accounts among `ids` in one statement and, on PostgreSQL, locks their rows
- * until the caller's transaction ends (SQLite's transactions are serialized already). Rows are
- * locked in id order, so two transactions locking overlapping sets cannot deadlock on them.
+ * Reads the accounts among `ids` in one statement and, on PostgreSQL, locks their rows until the
+ * caller's transaction ends (SQLite's transactions are serialized already). Rows are locked in id
+ * order, so two transactions locking overlapping sets cannot deadlock on them. The caller checks
+ * each one's platform and owner.
  */
-export async function lockAccounts(db: Executor, engine: Engine, platformId: string, ids: string[]): Promise<InternalAccountRow[]> {
+export async function lockAccounts(db: Executor, engine: Engine, ids: readonly string[]): Promise<InternalAccountRow[]> {
   if (ids.length === 0) return [];
-  let q = db.selectFrom('internal_accounts').selectAll().where('id', 'in', ids).where('platform_id', '=', platformId).orderBy('id');
+  let q = db.selectFrom('internal_accounts').selectAll().where('id', 'in', ids).orderBy('id');
   if (engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
   return q.execute();
 }

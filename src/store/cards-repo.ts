@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
+import { insertSelected, updateRows } from './bulk.js';
 import type { Database } from './database.js';
 import { afterPosition, keysetOrder, keysetPage } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import type { Engine, Executor } from './store.js';
 import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
+import type { JobRow } from './tables/jobs.js';
 
 export type CardTransactionView = CardTransactionRow & { platform_customer_id: string };
 
@@ -52,6 +54,59 @@ export async function insertCardTransaction(db: Executor, row: CardTransactionRo
   await db.insertInto('card_transactions').values({ ...row, list_position: row.created_at }).execute();
 }
 
+export interface AcceptedAuthorizationRows {
+  /** The new transaction (PENDING); its cardholder and currency are the card's. */
+  transaction: Omit<CardTransactionRow, 'customer_id' | 'currency' | 'list_position'>;
+  operation: CardOperationRow;
+  job: JobRow;
+}
+
+export interface AuthorizationAcceptance {
+  /** The request's token: nothing is written unless it is live (not revoked). Absent: not checked. */
+  tokenId?: string | undefined;
+  /** The currency the authorization is in: nothing is written unless it is the card's. */
+  currency: string;
+  /** False: nothing is written (a refusal the caller found, reported once the card is known). */
+  acceptable: boolean;
+  rows: AcceptedAuthorizationRows;
+}
+
+/**
+ * Records an accepted authorization on a card of the platform (`rows.transaction.card_id`): its
+ * transaction, its operation and its job, if the token is live, the card exists, is in `currency`
+ * and the acceptance is `acceptable`. Answers what it saw, so the caller can say why it wrote
+ * nothing: the token's liveness and the card's currency (undefined: no such card).
+ *
+ * PostgreSQL: one statement for all of it (data-modifying WITH), so accepting an authorization is
+ * one round trip instead of eight (token check, begin, card, three inserts, an update, commit).
+ * SQLite: the same statements one after another, in the caller's transaction or one of their own.
+ */
+export async function acceptAuthorization(db: Executor, engine: Engine, a: AuthorizationAcceptance): Promise<{ live: boolean; cardCurrency: string | undefined }> {
+  const { transaction: t, operation, job } = a.rows;
+  const live = a.tokenId === undefined ? sql<boolean>`true` : sql<boolean>`exists (select 1 from api_tokens where id = ${a.tokenId} and revoked_at is null)`;
+  if (engine === 'postgres') {
+    const writable = sql`card.currency = ${a.currency} and ${a.acceptable} and (select ok from live)`;
+    const row = { ...t, customer_id: '', currency: '', list_position: t.created_at };
+    const { rows } = await sql<{ live: boolean; currency: string | null }>`with
+      live as (select ${live} as ok),
+      card as (select id, cardholder_id, currency from cards where id = ${t.card_id} and platform_id = ${t.platform_id}),
+      ct as (${insertSelected('card_transactions', row, sql`card where ${writable}`, { customer_id: sql`card.cardholder_id`, currency: sql`card.currency` })} returning id),
+      op as (${insertSelected('card_operations', operation, sql`ct`)} returning id),
+      job as (${insertSelected('jobs', job, sql`ct`)} returning id)
+      select (select ok from live) as live, (select currency from card) as currency`.execute(db);
+    return { live: rows[0]!.live, cardCurrency: rows[0]!.currency ?? undefined };
+  }
+  if (!db.isTransaction) return db.transaction().execute((trx) => acceptAuthorization(trx, engine, a));
+  const { ok } = (await sql<{ ok: number | boolean }>`select ${live} as ok`.execute(db)).rows[0]!;
+  const card = await findCard(db, t.platform_id, t.card_id);
+  if (Boolean(ok) && card && card.currency === a.currency && a.acceptable) {
+    await insertCardTransaction(db, { ...t, customer_id: card.cardholder_id, currency: card.currency });
+    await insertCardOperation(db, operation);
+    await db.insertInto('jobs').values(job).execute();
+  }
+  return { live: Boolean(ok), cardCurrency: card?.currency };
+}
+
 /**
  * Reads a transaction of this platform and, on PostgreSQL, locks its row until the caller's
  * transaction ends, so acceptances and landings on one transaction run one at a time.
@@ -61,6 +116,54 @@ export async function lockCardTransaction(db: Executor, engine: Engine, platform
   let q = db.selectFrom('card_transactions').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
   if (engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
   return q.executeTakeFirst();
+}
+
+/**
+ * Reads transactions by id, each with its cardholder's platformCustomerId, and on PostgreSQL
+ * locks their rows until the caller's transaction ends, in id order (two transactions locking
+ * overlapping sets cannot deadlock on them). The caller checks each one's platform.
+ */
+export async function lockCardTransactions(db: Executor, engine: Engine, ids: readonly string[]): Promise<CardTransactionView[]> {
+  if (ids.length === 0) return [];
+  let q = db
+    .selectFrom('card_transactions as t')
+    .innerJoin('customers as c', 'c.id', 't.customer_id')
+    .selectAll('t')
+    .select('c.platform_customer_id')
+    .where('t.id', 'in', ids)
+    .orderBy('t.id');
+  if (engine === 'postgres') q = q.modifyEnd(sql`for no key update of t`);
+  return q.execute();
+}
+
+/** Cards by id, whatever their platform (the caller checks). */
+export async function cardsByIds(db: Executor, ids: readonly string[]): Promise<CardRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('cards').selectAll().where('id', 'in', ids).execute();
+}
+
+/** The columns of a transaction that landing changes. */
+export type CardTransactionChanges = Pick<CardTransactionRow, 'id'> & Omit<CardTransactionRow, 'id' | 'platform_id' | 'card_id' | 'customer_id' | 'merchant' | 'currency' | 'issuer_transaction_token' | 'list_position'>;
+
+/** Writes each transaction's changed columns (see updateRows: one statement on PostgreSQL). */
+export async function updateCardTransactions(db: Executor, engine: Engine, rows: readonly CardTransactionChanges[]): Promise<void> {
+  await updateRows<CardTransactionChanges>(db, engine, 'card_transactions', {
+    status: 'text',
+    account_id: 'text',
+    authorized_amount: 'bigint',
+    settled_amount: 'bigint',
+    refunded_amount: 'bigint',
+    settlement_count: 'integer',
+    refund_count: 'integer',
+    last_return_amount: 'bigint',
+    last_return_prior_status: 'text',
+    decline_reason: 'text',
+    next_seq: 'integer',
+    authorized_at: 'bigint',
+    last_event_at: 'bigint',
+    created_at: 'bigint',
+    updated_at: 'bigint',
+  }, rows);
 }
 
 export async function updateCardTransaction(
@@ -117,14 +220,12 @@ export async function listCardTransactions(
   return { rows, total: Number(total) };
 }
 
-/** A cardholder's platformCustomerId; cardholders are never removed, so one always exists. */
-export async function platformCustomerIdOf(db: Executor, customerId: string): Promise<string> {
-  const row = await db.selectFrom('customers').select('platform_customer_id').where('id', '=', customerId).executeTakeFirstOrThrow();
-  return row.platform_customer_id;
-}
-
 export async function insertCardOperation(db: Executor, row: CardOperationRow): Promise<void> {
   await db.insertInto('card_operations').values(row).execute();
+}
+
+export async function insertCardOperations(db: Executor, rows: readonly CardOperationRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('card_operations').values([...rows]).execute();
 }
 
 /** Every operation of the given transactions, in acceptance order. */
@@ -139,10 +240,12 @@ export async function operationsOf(db: Executor, transactionIds: string[]): Prom
     .execute();
 }
 
-export async function finishCardOperation(
-  db: Executor,
-  id: string,
-  patch: { status: Exclude<CardOperationStatus, 'PENDING'>; amount: number | null; reason: string | null; processed_at: number },
-): Promise<void> {
-  await db.updateTable('card_operations').set(patch).where('id', '=', id).where('status', '=', 'PENDING').execute();
+export type FinishedOperation = Pick<CardOperationRow, 'id' | 'amount' | 'reason'> & { status: Exclude<CardOperationStatus, 'PENDING'>; processed_at: number };
+
+/** Ends operations that are still PENDING (see updateRows: one statement on PostgreSQL); one already ended is left alone. */
+export async function finishCardOperations(db: Executor, engine: Engine, rows: readonly FinishedOperation[]): Promise<void> {
+  await updateRows<FinishedOperation>(db, engine, 'card_operations', { status: 'text', amount: 'bigint', reason: 'text', processed_at: 'bigint' }, rows, {
+    column: 'status',
+    equals: 'PENDING',
+  });
 }

@@ -1,8 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
+import { rowsRelation } from './bulk.js';
 import type { Engine, Executor } from './store.js';
 import type { JobRow } from './tables/jobs.js';
 
-/** The PostgreSQL channel on which a commit that enqueued jobs wakes the workers of every process. */
+/** The PostgreSQL channel on which a commit that enqueued jobs wakes the workers of every process (the trigger of migration 014). */
 export const JOBS_WAKEUP_CHANNEL = 'payments_jobs';
 
 export interface NewJob {
@@ -16,23 +17,34 @@ export interface NewJob {
 
 /** Adds a job; call it inside the caller's transaction so the job commits with the business write. */
 export async function enqueueJob(db: Executor, job: NewJob, now = Date.now()): Promise<void> {
+  await enqueueJobs(db, [job], now);
+}
+
+/** Adds jobs in one statement, inside the caller's transaction (see enqueueJob). */
+export async function enqueueJobs(db: Executor, jobs: readonly NewJob[], now = Date.now()): Promise<void> {
+  if (jobs.length === 0) return;
   await db
     .insertInto('jobs')
-    .values({
-      id: job.id,
-      kind: job.kind,
-      payload: JSON.stringify(job.payload),
-      queue_key: job.queueKey ?? null,
-      state: 'queued',
-      run_at: job.runAt ?? now,
-      attempts: 0,
-      lease_owner: null,
-      lease_expires_at: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    })
+    .values(jobs.map((job) => jobRow(job, now)))
     .execute();
+}
+
+/** The row a new job is inserted as. */
+export function jobRow(job: NewJob, now: number): JobRow {
+  return {
+    id: job.id,
+    kind: job.kind,
+    payload: JSON.stringify(job.payload),
+    queue_key: job.queueKey ?? null,
+    state: 'queued',
+    run_at: job.runAt ?? now,
+    attempts: 0,
+    lease_owner: null,
+    lease_expires_at: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 /**
@@ -86,7 +98,8 @@ function dueJobIds(db: Executor, engine: Engine, kinds: string[], limit: number)
   let due = db
     .selectFrom('jobs as j')
     .select('j.id')
-    .where('j.state', '=', 'queued')
+    // A literal: the partial index of queued jobs (migration 014) serves only a condition the planner sees.
+    .where('j.state', '=', sql.lit('queued'))
     .where('j.run_at', '<=', now)
     .where('j.kind', 'in', kinds)
     .where((eb) => eb.or([eb('j.lease_expires_at', 'is', null), eb('j.lease_expires_at', '<', now)]))
@@ -177,6 +190,28 @@ export async function finishJob(
   if (args.attempts !== undefined) q = q.where('attempts', '=', args.attempts);
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Ends runs that succeeded (finishJob with state done) in one statement on PostgreSQL, one per
+ * run on SQLite; answers the ids of those whose lease this owner still held (the others are
+ * left alone: their new owner runs them).
+ */
+export async function finishDoneJobs(db: Executor, engine: Engine, owner: string, runs: readonly { id: string; attempts: number }[]): Promise<Set<string>> {
+  const held = new Set<string>();
+  if (runs.length === 0) return held;
+  if (engine === 'sqlite') {
+    for (const run of runs) if (await finishJob(db, engine, { id: run.id, owner, state: 'done', attempts: run.attempts })) held.add(run.id);
+    return held;
+  }
+  const now = dbClockMs(engine);
+  const r = await sql<{ id: string }>`update jobs as j
+    set state = 'done', run_at = ${now}, lease_owner = null, lease_expires_at = null, last_error = null, updated_at = ${now}
+    from ${rowsRelation({ id: 'text', attempts: 'integer' }, runs)}
+    where j.id = v.id and j.attempts = v.attempts and j.lease_owner = ${owner} and j.state = 'queued'
+    returning j.id`.execute(db);
+  for (const row of r.rows) held.add(row.id);
+  return held;
 }
 
 export async function findJob(db: Executor, id: string): Promise<JobRow | undefined> {

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
+import { activeFundedCard } from '../helpers/money.js';
 import { businessCustomer, createBusiness, createOwner, ownerInput } from '../helpers/owners.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { basicAuth, describeEachEngine, engineAvailable } from '../helpers/test-app.js';
@@ -66,6 +67,32 @@ describeEachEngine('remembered tokens on the owner list', (t) => {
     const res = await list(`customerId=${customerId}&limit=0`);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+  });
+});
+
+describeEachEngine('remembered tokens on the authorization simulator', (t) => {
+  it('accepts with one statement that confirms the token; revoked elsewhere, the next call is a 401 that writes nothing, Idempotency-Key replay included', async () => {
+    const card = await activeFundedCard(t);
+    const created = (await t.caller.req('POST', '/tokens', { name: 'simulating', permissions: ['TRANSACT'] })).json<{ id: string; clientId: string; clientSecret: string }>();
+    const authorization = basicAuth(created.clientId, created.clientSecret);
+    const authorize = (headers: Record<string, string> = {}) =>
+      t.app.inject({ method: 'POST', url: `/2025-10-13/sandbox/cards/${card.cardId}/simulate/authorization`, headers: { authorization, ...headers }, payload: { amount: 100, merchant: { descriptor: 'REMEMBERED' } } });
+    expect((await authorize()).statusCode).toBe(202);
+    expect((await authorize({ 'idempotency-key': 'remembered-1' })).statusCode).toBe(202);
+    const tokens = t.services.tokens as unknown as { tokenForAuth: { first: (a: unknown) => Promise<unknown> } };
+    const first = vi.spyOn(tokens.tokenForAuth, 'first');
+    expect((await authorize()).statusCode).toBe(202);
+    expect(first).not.toHaveBeenCalled();
+    first.mockRestore();
+    const transactions = () => t.services.store.db.selectFrom('card_transactions').select('id').where('card_id', '=', card.cardId).execute();
+    const before = (await transactions()).length;
+    await t.services.store.db.updateTable('api_tokens').set({ revoked_at: Date.now() }).where('id', '=', created.id).execute();
+    for (const headers of [{}, { 'idempotency-key': 'remembered-1' }, { 'idempotency-key': 'remembered-2' }]) {
+      const res = await authorize(headers);
+      expect(res.statusCode, JSON.stringify(headers)).toBe(401);
+      expect(res.json()).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    }
+    expect((await transactions()).length).toBe(before);
   });
 });
 

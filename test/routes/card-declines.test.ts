@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { landOperations, type CardSimulationJob } from '../../src/domain/card-simulations.js';
 import { newId } from '../../src/domain/ids.js';
 import { entriesOf, insertAccountIfAbsent } from '../../src/store/accounts-repo.js';
 import { drainCardJobs, provisionCards } from '../helpers/card-jobs.js';
@@ -36,6 +37,31 @@ describeEachEngine(
     let card: FundedCard;
     beforeAll(async () => {
       card = await activeFundedCard(t, t.caller, 10_000);
+    });
+
+    it('authorizations landed in one batch each see the balance the ones before them left: the third of three that fit twice is declined', async () => {
+      const tight = await activeFundedCard(t, t.caller, 1_000);
+      const accepted = [await authorize(tight.cardId, 400, 'ONE'), await authorize(tight.cardId, 400, 'TWO'), await authorize(tight.cardId, 400, 'THREE')];
+      const jobs = (await t.services.store.db.selectFrom('jobs').select('payload').where('kind', '=', 'card.simulation').where('state', '=', 'queued').execute())
+        .map((j) => JSON.parse(j.payload) as CardSimulationJob)
+        .filter((j) => accepted.some((a) => a.id === j.cardTransactionId))
+        .sort((x, y) => accepted.findIndex((a) => a.id === x.cardTransactionId) - accepted.findIndex((a) => a.id === y.cardTransactionId));
+      expect(jobs).toHaveLength(3);
+      await t.services.store.transaction((trx) => landOperations(trx, t.services.store.engine, jobs, t.app.log));
+      const landed = await Promise.all(accepted.map((a) => txn(a.id)));
+      expect(landed.map((x) => [x.status, x.declineReason ?? null])).toEqual([
+        ['AUTHORIZED', null],
+        ['AUTHORIZED', null],
+        ['DECLINED', 'INSUFFICIENT_FUNDS'],
+      ]);
+      expect(await balances(tight.accountId, tight.cardholderId)).toEqual({ available: 200, total: 1_000 });
+      // One balance event for the batch, with the account as the batch left it.
+      const updates = (await t.services.store.db.selectFrom('webhook_events').select('body').where('type', '=', 'INTERNAL_ACCOUNT.BALANCE_UPDATED').execute())
+        .map((r) => JSON.parse(r.body).data)
+        .filter((a) => a.id === tight.accountId);
+      expect(updates.at(-1).balance.amount).toBe(200);
+      for (const a of accepted) expect((await events(a.id)).map((e) => e.type)).toHaveLength(1);
+      await drain();
     });
 
     describe('declines', () => {

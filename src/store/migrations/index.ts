@@ -12,6 +12,7 @@ import { m010InternalAccounts } from './010-internal-accounts.js';
 import { m011EnvironmentScopes } from './011-environment-scopes.js';
 import { m012CardLifecycle } from './012-card-lifecycle.js';
 import { m013CardDeclines } from './013-card-declines.js';
+import { m014JobQueue } from './014-job-queue.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '011_environment_scopes': m011EnvironmentScopes,
   '012_card_lifecycle': m012CardLifecycle,
   '013_card_declines': m013CardDeclines,
+  '014_job_queue': m014JobQueue,
 };
