@@ -18,8 +18,14 @@ import { median, percentile } from './stats.js';
  * for each data set, seeds (or reuses) it on each engine, starts the real server on each and a bare
  * constant-body Fastify server, loads them in turn with autocannon (each request for a random
  * customer) and prints throughput, latency, each engine's ratio to the floor and PostgreSQL/SQLite.
+ * The servers keep the pages they answered (OWNER_PAGE_CACHE_BYTES); run with
+ * OWNER_PAGE_CACHE_BYTES=0 to measure pages read anew every time.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The servers inherit this environment: OWNER_PAGE_CACHE_BYTES=0 measures every page read anew. */
+const keptPages = () =>
+  process.env.OWNER_PAGE_CACHE_BYTES === '0' ? 'no kept pages (OWNER_PAGE_CACHE_BYTES=0): every page read anew' : 'kept pages on (a page asked again costs a token and version check)';
 const ROUNDS = 5;
 
 interface Measured {
@@ -211,7 +217,7 @@ export async function run(args: string[]): Promise<void> {
   }
   const order = ['floor', ...engines.map((e) => ENGINE_LABEL[e])];
   process.stdout.write(
-    `\nList beneficial owners (limit ${limit}, ${connections} connections, random customer per request; the floor (bare Fastify, as many processes, same bytes) and ` +
+    `\nList beneficial owners (limit ${limit}, ${connections} connections, random customer per request; ${keptPages()}; the floor (bare Fastify, as many processes, same bytes) and ` +
       `each engine's list in ${ROUNDS} rounds of ${slice}s slices, one at a time, in the order ${order.join(', ')} then reversed, alternately; ` +
       'p50 and p99 over every list response; ratio = list req/s over floor req/s; PG/SQLite rows divide PostgreSQL\'s figure by SQLite\'s from the same slices)\n',
   );

@@ -56,6 +56,8 @@ const ConfigSchema = Type.Object({
   RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1_000 }),
   // Sandbox: how long the pull of an authorization whose descriptor ends in 005 stays pending (Grid: about 30 s).
   SANDBOX_DELAYED_PULL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
+  // Bytes of owner pages one process keeps to answer again after a version check; 0 keeps none.
+  OWNER_PAGE_CACHE_BYTES: Type.Integer({ default: 33_554_432, minimum: 0, maximum: 4_294_967_296 }),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -92,6 +94,7 @@ export interface Config {
   rateLimitPerToken: number;
   rateLimitWindowMs: number;
   sandboxDelayedPullMs: number;
+  ownerPageCacheBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -160,5 +163,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerToken: c.RATE_LIMIT_PER_TOKEN,
     rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS,
     sandboxDelayedPullMs: c.SANDBOX_DELAYED_PULL_MS,
+    ownerPageCacheBytes: c.OWNER_PAGE_CACHE_BYTES,
   };
 }

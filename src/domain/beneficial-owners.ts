@@ -3,6 +3,7 @@ import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../store/o
 import type { Position } from '../store/page.js';
 import type { Store } from '../store/store.js';
 import { DeletedError, lookupableId, NotFoundError, RevokedCredentialsError, ValidationError, type FieldError } from './errors.js';
+import { BoundedCache } from './bounded-cache.js';
 import { newId } from './ids.js';
 import type { Cursors } from './pagination.js';
 
@@ -125,11 +126,20 @@ export function ownerPosition(json: Buffer): Position {
   return { createdAt, id: json.toString('utf8', ID_OPEN.length, json.indexOf(QUOTE, ID_OPEN.length)) };
 }
 
+interface KeptPage {
+  /** The customer's owners' version the page was read at. */
+  version: number;
+  page: OwnerPage;
+}
+
 export class BeneficialOwnerService {
   private readonly pages: OwnerPageReader;
+  private readonly kept: BoundedCache<KeptPage>;
 
-  constructor(private readonly store: Store, private readonly cursors: Cursors) {
+  /** `keptPageBytes`: what this process keeps of owner pages it answered (see list); 0 keeps none. */
+  constructor(private readonly store: Store, private readonly cursors: Cursors, keptPageBytes = 32 * 1024 * 1024) {
     this.pages = new OwnerPageReader(store);
+    this.kept = new BoundedCache<KeptPage>(keptPageBytes, (k) => k.page.ownersJson.length + (k.page.nextCursor?.length ?? 0) + 256);
   }
 
   /**
@@ -190,7 +200,7 @@ export class BeneficialOwnerService {
         personalInfo: { ...current.personalInfo, ...patch.personalInfo },
         updatedAt: new Date(now).toISOString(),
       });
-      await updateOwner(trx, id, body, now);
+      await updateOwner(trx, row, body, now);
       return body;
     });
   }
@@ -200,6 +210,13 @@ export class BeneficialOwnerService {
    * one statement; a bad cursor and a bad customer are reported together. The same statement
    * confirms that `tokenId`, the request's token, is live (see Principal.unconfirmed); when the
    * customer is not found it cannot, and the error answer confirms it instead.
+   *
+   * A page answered before is kept (up to OWNER_PAGE_CACHE_BYTES per process) with the version of
+   * the customer's owners it was read at, which every write to them moves in its own transaction
+   * (migration 015). Asked again, only the token and the version are read, in a statement that
+   * returns no owner (on PostgreSQL, one for all the requests of a turn of the event loop); the same
+   * version means the same page, so it is answered as kept, and another version reads it anew. A
+   * revoked token and another process's write are seen at once, as the check reads the database.
    */
   async list(tokenId: string, platformId: string, customerId: string, limit: number, cursor: string | undefined): Promise<OwnerPage> {
     const scope = `owners:${platformId}:${customerId}`;
@@ -213,13 +230,24 @@ export class BeneficialOwnerService {
         errors.push(...err.errors);
       }
     }
+    const key = `${platformId}\u0000${customerId}\u0000${limit}\u0000${after.createdAt}\u0000${after.id}`;
+    const kept = errors.length === 0 ? this.kept.get(key) : undefined;
+    if (kept) {
+      const now = await this.pages.version({ tokenId, platformId, customerId });
+      if (now && !now.tokenLive) throw new RevokedCredentialsError(tokenId);
+      if (now?.version === kept.version) return kept.page;
+      this.kept.delete(key);
+    }
     const found = await this.pages.read({ tokenId, platformId, customerId, afterCreatedAt: after.createdAt, afterId: after.id, limit });
     if (found && !found.tokenLive) throw new RevokedCredentialsError(tokenId);
     const read = found?.page;
     if (read?.customerType !== 'BUSINESS') errors.unshift(notABusinessCustomer());
     if (errors.length > 0 || !read) throw new ValidationError(errors);
     const { ownersJson, ownerCount: totalCount, lastOwnerJson } = read;
-    if (!lastOwnerJson) return { ownersJson, hasMore: false, totalCount };
-    return { ownersJson, hasMore: true, nextCursor: this.cursors.encode(scope, ownerPosition(lastOwnerJson)), totalCount };
+    const page: OwnerPage = lastOwnerJson
+      ? { ownersJson, hasMore: true, nextCursor: this.cursors.encode(scope, ownerPosition(lastOwnerJson)), totalCount }
+      : { ownersJson, hasMore: false, totalCount };
+    this.kept.set(key, { version: read.version, page });
+    return page;
   }
 }

@@ -115,6 +115,7 @@ export async function countNewOwner(trx: Executor, platformId: string, customerI
     .updateTable('customers')
     .set((eb) => ({
       owner_count: eb('owner_count', '+', 1),
+      owners_version: eb('owners_version', '+', 1),
       owner_clock: sql<number>`case when owner_clock >= ${now} then owner_clock + 1 else ${now} end`,
     }))
     .where('id', '=', customerId)

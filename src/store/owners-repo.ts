@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { batchedLookup } from './batched-lookup.js';
 import { afterPosition } from './keyset.js';
 import { PreparedRead } from './prepared.js';
 import type { Engine, Executor, Store } from './store.js';
@@ -8,6 +9,8 @@ import type { BeneficialOwnerRow } from './tables/beneficial-owners.js';
 export interface OwnerPageRead {
   customerType: string;
   ownerCount: number;
+  /** The customer's owners' version the page was read at (see migration 015). */
+  version: number;
   /** The page's owners' JSON objects in page order, UTF-8, separated by ",\n" (valid JSON between items; empty for none). */
   ownersJson: Buffer;
   /** When more owners follow the page: the page's last owner's JSON, whose position the next page starts after. */
@@ -18,6 +21,7 @@ interface PageRow {
   live: number;
   customer_type: string;
   owner_count: number;
+  owners_version: number | string;
   n: number;
   /** UTF-8 bytes on SQLite, text on PostgreSQL (see pageQuery). */
   bodies: Buffer | string | null;
@@ -70,7 +74,7 @@ const pageQuery = (engine: Engine, a: PageArgs, fromStart: boolean) => {
   const after = fromStart ? sql`` : sql`and ${afterPosition({ createdAt: a.afterCreatedAt, id: a.afterId }, undefined, 'asc', 'created_at')}`;
   return sql<PageRow>`
     select (select count(*) from api_tokens where id = ${a.tokenId} and revoked_at is null) as live,
-      c.customer_type, c.owner_count, p.n, p.bodies
+      c.customer_type, c.owner_count, c.owners_version, p.n, p.bodies
     from customers c, (
       select count(*) as n, ${aggregates}
       from (
@@ -98,19 +102,68 @@ export async function findOwner(db: Executor, platformId: string, id: string, lo
   return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
-export async function updateOwner(trx: Executor, id: string, body: string, updatedAt: number): Promise<void> {
-  await trx.updateTable('beneficial_owners').set({ body, updated_at: updatedAt }).where('id', '=', id).execute();
+/** Writes an owner's new body and moves its customer's owners' version (see migration 015), in the caller's transaction. */
+export async function updateOwner(trx: Executor, owner: Pick<BeneficialOwnerRow, 'id' | 'customer_id'>, body: string, updatedAt: number): Promise<void> {
+  await trx.updateTable('beneficial_owners').set({ body, updated_at: updatedAt }).where('id', '=', owner.id).execute();
+  await trx.updateTable('customers').set((eb) => ({ owners_version: eb('owners_version', '+', 1) })).where('id', '=', owner.customer_id).execute();
+}
+
+interface VersionArgs extends Record<string, unknown> {
+  tokenId: string;
+  platformId: string;
+  customerId: string;
+}
+
+/** Whether the token is live and the customer's owners' version; no row when the customer is not the platform's. */
+const versionQuery = (a: VersionArgs) => sql<{ live: number; owners_version: number | string }>`
+  select (select count(*) from api_tokens where id = ${a.tokenId} and revoked_at is null) as live, c.owners_version
+  from customers c where c.id = ${a.customerId} and c.platform_id = ${a.platformId}`;
+
+export interface OwnersVersion {
+  tokenLive: boolean;
+  version: number;
 }
 
 /** Reads pages with the page query compiled once; each read only binds its parameters. */
 export class OwnerPageReader {
   private readonly first: PreparedRead<PageArgs, PageRow>;
   private readonly next: PreparedRead<PageArgs, PageRow>;
+  private readonly versions: (a: VersionArgs) => Promise<OwnersVersion | undefined>;
 
   constructor(store: Store) {
     const sentinel: PageArgs = { tokenId: '\u0000token', platformId: '\u0000platform', customerId: '\u0000customer', afterCreatedAt: -101, afterId: '\u0000after', limit: -102 };
     this.first = new PreparedRead(store, (db, a) => pageQuery(store.engine, a, true).compile(db), sentinel);
     this.next = new PreparedRead(store, (db, a) => pageQuery(store.engine, a, false).compile(db), sentinel);
+    if (store.engine === 'postgres') {
+      // The checks asked for in one turn of the event loop go out as one statement: a list request
+      // answered from the page cache then costs a share of one round trip.
+      const lookup = batchedLookup(async (keys: string[]) => {
+        const asked = keys.map((k) => k.split('\u0000') as [string, string, string]);
+        const rows = await store.read(
+          sql<{ i: number | string; live: number; owners_version: number | string }>`
+            select r.i, (select count(*) from api_tokens where id = r.t and revoked_at is null) as live, c.owners_version
+            from unnest(${asked.map((a) => a[0])}::text[], ${asked.map((a) => a[1])}::text[], ${asked.map((a) => a[2])}::text[]) with ordinality as r(t, p, c, i)
+            join customers c on c.id = r.c and c.platform_id = r.p`.compile(store.db),
+        );
+        return new Map(rows.map((r) => [keys[Number(r.i) - 1]!, { tokenLive: Number(r.live) > 0, version: Number(r.owners_version) }]));
+      });
+      this.versions = (a) => lookup(`${a.tokenId}\u0000${a.platformId}\u0000${a.customerId}`);
+    } else {
+      const read = new PreparedRead(store, (db, a: VersionArgs) => versionQuery(a).compile(db), { tokenId: '\u0000token', platformId: '\u0000platform', customerId: '\u0000customer' });
+      this.versions = async (a) => {
+        const row = await read.first(a);
+        return row && { tokenLive: Number(row.live) > 0, version: Number(row.owners_version) };
+      };
+    }
+  }
+
+  /**
+   * Whether the token is live and the version of the customer's owners now; undefined when the
+   * customer is not the platform's. On PostgreSQL the checks asked for in one turn of the event loop
+   * are one statement.
+   */
+  version(args: VersionArgs): Promise<OwnersVersion | undefined> {
+    return this.versions(args);
   }
 
   /**
@@ -122,7 +175,7 @@ export class OwnerPageReader {
     const row = await (args.afterCreatedAt < 0 ? this.first : this.next).first(args);
     if (!row) return undefined;
     const bodies = typeof row.bodies === 'string' ? Buffer.from(row.bodies) : (row.bodies ?? EMPTY);
-    const page = this.cut(args.limit, { customerType: row.customer_type, ownerCount: Number(row.owner_count), ownersJson: bodies }, Number(row.n));
+    const page = this.cut(args.limit, { customerType: row.customer_type, ownerCount: Number(row.owner_count), version: Number(row.owners_version), ownersJson: bodies }, Number(row.n));
     return { tokenLive: Number(row.live) > 0, page };
   }
 

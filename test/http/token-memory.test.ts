@@ -87,7 +87,7 @@ describeEachEngine('remembered tokens on the authorization simulator', (t) => {
     const transactions = () => t.services.store.db.selectFrom('card_transactions').select('id').where('card_id', '=', card.cardId).execute();
     const before = (await transactions()).length;
     await t.services.store.db.updateTable('api_tokens').set({ revoked_at: Date.now() }).where('id', '=', created.id).execute();
-    for (const headers of [{}, { 'idempotency-key': 'remembered-1' }, { 'idempotency-key': 'remembered-2' }]) {
+    for (const headers of [{}, { 'idempotency-key': 'remembered-1' }, { 'idempotency-key': 'remembered-2' }] as Record<string, string>[]) {
       const res = await authorize(headers);
       expect(res.statusCode, JSON.stringify(headers)).toBe(401);
       expect(res.json()).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });

@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
+import { BeneficialOwnerService } from '../../src/domain/beneficial-owners.js';
 import { pageSchema } from '../../src/schemas/common.js';
 import { BeneficialOwnerSchema } from '../../src/schemas/beneficial-owners.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
@@ -106,6 +107,33 @@ describeEachEngine('list beneficial owners', (t) => {
     const other = await createBusiness(t.caller, 2);
     await createOwner(t.caller, other);
     expect((await page(t.caller, `customerId=${customerId}&limit=100`)).totalCount).toBe(5);
+  });
+
+  it('answers a page it answered before from what it kept, while the owners are unchanged; a write by another process (an owner added or changed) is seen at once', async () => {
+    const customerId = await createBusiness(t.caller);
+    for (let i = 0; i < 3; i++) await createOwner(t.caller, customerId, i);
+    const query = `customerId=${customerId}&limit=2`;
+    const first = await page(t.caller, query);
+    const service = t.services.beneficialOwners as unknown as { pages: { read: (a: unknown) => Promise<unknown> } };
+    const reads = vi.spyOn(service.pages, 'read');
+    try {
+      expect(await page(t.caller, query)).toEqual(first);
+      expect(reads).not.toHaveBeenCalled();
+      // Another process: its own service (its own kept pages) on the same database.
+      const other = new BeneficialOwnerService(t.services.store, t.services.cursors);
+      const [owner] = first.data as (Owner & { ownershipPercentage: number })[];
+      await other.update(t.caller.platformId, owner!.id, { ownershipPercentage: 7 });
+      const changed = await page(t.caller, query);
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect((changed.data[0] as Owner & { ownershipPercentage: number }).ownershipPercentage).toBe(7);
+      expect(await page(t.caller, query)).toEqual(changed);
+      expect(reads).toHaveBeenCalledTimes(1);
+      await other.create(t.caller.platformId, ownerInput(customerId, 9));
+      expect((await page(t.caller, query)).totalCount).toBe(4);
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('applies limit 20 by default and accepts 1 and 100', async () => {

@@ -13,6 +13,7 @@ import { m011EnvironmentScopes } from './011-environment-scopes.js';
 import { m012CardLifecycle } from './012-card-lifecycle.js';
 import { m013CardDeclines } from './013-card-declines.js';
 import { m014JobQueue } from './014-job-queue.js';
+import { m015OwnerVersions } from './015-owner-versions.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '012_card_lifecycle': m012CardLifecycle,
   '013_card_declines': m013CardDeclines,
   '014_job_queue': m014JobQueue,
+  '015_owner_versions': m015OwnerVersions,
 };

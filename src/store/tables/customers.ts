@@ -19,6 +19,8 @@ export interface CustomerRow {
   currency_list: string;
   /** The last owner's creation time, stamped under this row's lock (see countNewOwner); 0 for none. */
   owner_clock?: number;
+  /** Moved by every write to the customer's owners (see migration 015); 0 before any. */
+  owners_version?: number;
   created_at: number;
   /** Place on the platform's lists, given at commit (store/list-clock.ts); inserts write the creation time until then. */
   list_position?: number;
