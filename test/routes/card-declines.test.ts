@@ -39,6 +39,13 @@ describeEachEngine(
       card = await activeFundedCard(t, t.caller, 10_000);
     });
 
+    it('keeps a merchant as sent, quotes, backslashes, escapes and non-ASCII included', async () => {
+      const descriptor = 'CAFÉ "L\\Œuf" \\u0000 {x} 😀';
+      const a = await authorize(card.cardId, 100, descriptor);
+      await drain();
+      expect((await txn(a.id)).merchant).toEqual({ descriptor });
+    });
+
     it('authorizations landed in one batch each see the balance the ones before them left: the third of three that fit twice is declined', async () => {
       const tight = await activeFundedCard(t, t.caller, 1_000);
       const accepted = [await authorize(tight.cardId, 400, 'ONE'), await authorize(tight.cardId, 400, 'TWO'), await authorize(tight.cardId, 400, 'THREE')];
