@@ -36,16 +36,18 @@ interface PendingCommit {
  * once per commit group (see commitGroup), each on its own connection. Runs that can be written
  * together (JobHandler.writeTogether) share one savepoint and a few statements; the others get a
  * savepoint each. SQLite has one writer: one lane of group commits of up to 128, as one commit per
- * batch is most of its throughput. PostgreSQL, the other jobs: batches of up to 128 as well, since
- * landings are written set-based and all wait on their account's row lock anyway: bigger batches
- * are fewer statements per job (measured at 600 simulations/s, one funded account: 3 lanes of 64
- * committed 15.7 jobs per batch in 107 ms, 1 lane of 128 26 jobs in 53 ms); on two lanes, so that
- * one batch whose write waits (on a lock a request holds) holds up no job that finishes after it.
- * Deliveries: small batches on three lanes, as they wait on no lock but their own events'.
+ * batch is most of its throughput. PostgreSQL, the other jobs: batches of up to 32 on two lanes.
+ * Landings are written set-based, a dozen statements per batch whatever its size, so a batch holds
+ * its accounts' row locks for those only (3 lanes of 64 committed 15.7 jobs per batch in 107 ms, 1
+ * lane of 128 26 jobs in 53 ms, at 600 simulations/s on one funded account; 2 lanes of 32 against
+ * 2 of 128 showed no difference beyond the runs' noise at 600/s and 700/s, so the smaller, shorter
+ * transactions); two lanes, so that one batch whose write waits (on a lock a request holds) holds
+ * up no job that finishes after it. Deliveries: small batches on three lanes, as they wait on no
+ * lock but their own events'.
  */
 const COMMITS: Record<Engine, Record<CommitGroup, { lanes: number; batch: number }>> = {
   sqlite: { work: { lanes: 1, batch: 128 }, deliveries: { lanes: 1, batch: 128 } },
-  postgres: { work: { lanes: 2, batch: 128 }, deliveries: { lanes: 3, batch: 8 } },
+  postgres: { work: { lanes: 2, batch: 32 }, deliveries: { lanes: 3, batch: 8 } },
 };
 type CommitGroup = 'work' | 'deliveries';
 /**
