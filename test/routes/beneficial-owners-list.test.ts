@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import { expect, it, vi } from 'vitest';
 import { BeneficialOwnerService } from '../../src/domain/beneficial-owners.js';
+import { OwnerPageReader } from '../../src/store/owners-repo.js';
 import { pageSchema } from '../../src/schemas/common.js';
 import { BeneficialOwnerSchema } from '../../src/schemas/beneficial-owners.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
@@ -131,6 +132,33 @@ describeEachEngine('list beneficial owners', (t) => {
       await other.create(t.caller.platformId, ownerInput(customerId, 9));
       expect((await page(t.caller, query)).totalCount).toBe(4);
       expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it('reads the pages asked for together in one statement on PostgreSQL, each as if read alone', async () => {
+    const a = await createBusiness(t.caller);
+    const b = await createBusiness(t.caller, 2);
+    for (let i = 0; i < 3; i++) await createOwner(t.caller, a, i);
+    await createOwner(t.caller, b, 5);
+    const alone = [(await page(t.caller, `customerId=${a}&limit=2`)).data, (await page(t.caller, `customerId=${b}&limit=2`)).data];
+    const reader = new OwnerPageReader(t.services.store);
+    const tokenId = t.caller.tokenId;
+    const reads = vi.spyOn(t.services.store, 'read');
+    try {
+      const asked = [
+        reader.read({ tokenId, platformId: t.caller.platformId, customerId: a, afterCreatedAt: -1, afterId: '', limit: 2 }),
+        reader.read({ tokenId, platformId: t.caller.platformId, customerId: b, afterCreatedAt: -1, afterId: '', limit: 2 }),
+        reader.read({ tokenId, platformId: 'Platform:other', customerId: a, afterCreatedAt: -1, afterId: '', limit: 2 }),
+      ];
+      const [pa, pb, foreign] = await Promise.all(asked);
+      expect(reads).toHaveBeenCalledTimes(t.engine === 'postgres' ? 1 : 3);
+      const owners = (r: typeof pa) => JSON.parse(`[${r!.page.ownersJson.toString()}]`) as Owner[];
+      expect([owners(pa), owners(pb)]).toEqual(alone);
+      expect([pa!.tokenLive, pa!.page.ownerCount, pb!.page.ownerCount]).toEqual([true, 3, 1]);
+      expect(pa!.page.lastOwnerJson).toBeDefined();
+      expect(foreign).toBeUndefined();
     } finally {
       reads.mockRestore();
     }
