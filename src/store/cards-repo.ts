@@ -7,6 +7,7 @@ import type { PageQuery } from './page.js';
 import type { Engine, Executor } from './store.js';
 import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
 import type { JobRow } from './tables/jobs.js';
+import { liveTokenCount } from './tokens-repo.js';
 
 export type CardTransactionView = CardTransactionRow & { platform_customer_id: string };
 
@@ -83,7 +84,7 @@ export interface AuthorizationAcceptance {
  */
 export async function acceptAuthorization(db: Executor, engine: Engine, a: AuthorizationAcceptance): Promise<{ live: boolean; cardCurrency: string | undefined }> {
   const { transaction: t, operation, job } = a.rows;
-  const live = a.tokenId === undefined ? sql<boolean>`true` : sql<boolean>`exists (select 1 from api_tokens where id = ${a.tokenId} and revoked_at is null)`;
+  const live = a.tokenId === undefined ? sql<boolean>`true` : sql<boolean>`${liveTokenCount(a.tokenId)} > 0`;
   if (engine === 'postgres') {
     const writable = sql`card.currency = ${a.currency} and ${a.acceptable} and (select ok from live)`;
     const row = { ...t, customer_id: '', currency: '', list_position: t.created_at };

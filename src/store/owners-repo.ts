@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { batchedLookup } from './batched-lookup.js';
 import { afterPosition } from './keyset.js';
 import { PreparedRead } from './prepared.js';
+import { liveTokenCount } from './tokens-repo.js';
 import type { Executor, Store } from './store.js';
 import type { BeneficialOwnerRow } from './tables/beneficial-owners.js';
 
@@ -68,7 +69,7 @@ const sqlitePageQuery = (a: PageArgs, fromStart: boolean) => {
   // an eighth of the statement's time on SQLite).
   const after = fromStart ? sql`` : sql`and ${afterPosition({ createdAt: a.afterCreatedAt, id: a.afterId }, undefined, 'asc', 'created_at')}`;
   return sql<PageRow>`
-    select (select count(*) from api_tokens where id = ${a.tokenId} and revoked_at is null) as live,
+    select ${liveTokenCount(a.tokenId)} as live,
       c.customer_type, c.owner_count, c.owners_version, p.n, p.bodies
     from customers c, (
       select count(*) as n, cast(group_concat(body, ${sql.lit(SEPARATOR)} order by created_at, id) as blob) as bodies
@@ -97,7 +98,7 @@ function postgresPages(store: Store): PageSource {
     const col = <T>(n: number) => asked.map((a) => a[n] as T);
     const rows = await store.read(
       sql<PageRow & { i: number | string }>`
-        select r.i, (select count(*) from api_tokens where id = r.t and revoked_at is null) as live,
+        select r.i, ${liveTokenCount(sql.ref('r.t'))} as live,
           c.customer_type, c.owner_count, c.owners_version, p.n, p.bodies
         from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::text[], ${col(3)}::bigint[], ${col(4)}::text[], ${col(5)}::integer[])
           with ordinality as r(t, pl, cu, ac, ai, l, i)
@@ -119,7 +120,7 @@ function postgresPages(store: Store): PageSource {
     const col = (n: number) => asked.map((a) => a[n]!);
     const rows = await store.read(
       sql<{ i: number | string; live: number; owners_version: number | string }>`
-        select r.i, (select count(*) from api_tokens where id = r.t and revoked_at is null) as live, c.owners_version
+        select r.i, ${liveTokenCount(sql.ref('r.t'))} as live, c.owners_version
         from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::text[]) with ordinality as r(t, pl, cu, i)
         join customers c on c.id = r.cu and c.platform_id = r.pl`.compile(store.db),
     );
@@ -176,7 +177,7 @@ interface VersionArgs extends Record<string, unknown> {
 
 /** Whether the token is live and the customer's owners' version; no row when the customer is not the platform's. */
 const versionQuery = (a: VersionArgs) => sql<{ live: number; owners_version: number | string }>`
-  select (select count(*) from api_tokens where id = ${a.tokenId} and revoked_at is null) as live, c.owners_version
+  select ${liveTokenCount(a.tokenId)} as live, c.owners_version
   from customers c where c.id = ${a.customerId} and c.platform_id = ${a.platformId}`;
 
 export interface OwnersVersion {

@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import { insertListed } from './list-clock.js';
@@ -45,6 +46,15 @@ export function tokenForAuthQuery(store: Store) {
       db.selectFrom('api_tokens').select(['id', 'platform_id', 'environment', 'permissions', 'secret_hash', 'revoked_at']).where('id', '=', a.id).compile(),
     { id: '\u0000id' },
   );
+}
+
+/**
+ * 1 when the token (a value, or a column of the statement it sits in) exists and is not revoked,
+ * else 0: for a statement that confirms the request's token while it reads or writes (see
+ * Principal.unconfirmed).
+ */
+export function liveTokenCount(tokenId: string | RawBuilder<unknown>) {
+  return sql<number>`(select count(*) from api_tokens where id = ${tokenId} and revoked_at is null)`;
 }
 
 /** One row when the token exists and is not revoked. */
