@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import type { ServerProcess } from '../src/cli/server-process.js';
-import { newId } from '../src/domain/ids.js';
+import { newId } from '../src/domain/shared/ids.js';
 import { insertCustomer } from '../src/store/customers-repo.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { ENGINE_LABEL, describeRounds, emptyDatabase, parseEngines, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from './domain/services.js';
-import type { Permission } from './domain/tokens.js';
+import type { Services } from './services.js';
+import type { Permission } from './domain/platform/tokens.js';
 import { ApiError } from './http/api-error.js';
 import { basicAuth, requirePermissionDeclared, requireSandboxDeclared } from './http/auth.js';
 import { errorSchema } from './schemas/common.js';

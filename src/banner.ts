@@ -1,5 +1,5 @@
 import { API_VERSION, type Config } from './config.js';
-import type { CreatedApiToken } from './domain/tokens.js';
+import type { CreatedApiToken } from './domain/platform/tokens.js';
 
 /** What the server prints once it listens: where it is and, on a first start, the credentials. */
 export function printBanner(config: Config, port: number, token: CreatedApiToken | undefined, engine: string, processes: number): void {

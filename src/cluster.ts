@@ -2,8 +2,8 @@ import cluster from 'node:cluster';
 import { createServer, type AddressInfo } from 'node:net';
 import { printBanner } from './banner.js';
 import type { Config } from './config.js';
-import { bootstrapIfEmpty } from './domain/platforms.js';
-import { openServices } from './domain/services.js';
+import { bootstrapIfEmpty } from './domain/platform/platforms.js';
+import { openServices } from './services.js';
 
 /**
  * HTTP_PROCESSES > 1: this process migrates and bootstraps, then runs that many server processes

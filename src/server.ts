@@ -5,9 +5,9 @@ import { buildApp } from './app.js';
 import { printBanner } from './banner.js';
 import { superviseCluster } from './cluster.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { bootstrapIfEmpty } from './domain/platforms.js';
-import { openServices } from './domain/services.js';
-import { WebhookTargetPolicy } from './domain/webhook-targets.js';
+import { bootstrapIfEmpty } from './domain/platform/platforms.js';
+import { openServices } from './services.js';
+import { WebhookTargetPolicy } from './domain/webhooks/webhook-targets.js';
 import { startWorker } from './jobs/index.js';
 import { WebhookSender } from './jobs/webhook-sender.js';
 

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { openServices } from '../src/domain/services.js';
+import { openServices } from '../src/services.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from './helpers/engines.js';
 import { startServerProcess, type ServerProcess } from './helpers/server-process.js';
 import { activeCardOver, fetchCall } from './helpers/fixtures.js';

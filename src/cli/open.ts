@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.js';
-import { openServices, type Services } from '../domain/services.js';
+import { openServices, type Services } from '../services.js';
 
 /** Opens the configured store for a command, runs it, and always closes the store. */
 export async function withServices<T>(fn: (services: Services) => Promise<T>): Promise<T> {

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { API_VERSION } from '../config.js';
-import { renderOwner, type OwnerRole } from '../domain/beneficial-owners.js';
-import { newCustomerRow } from '../domain/customers.js';
-import { newId } from '../domain/ids.js';
-import { createPlatformWithToken } from '../domain/platforms.js';
+import { renderOwner, type OwnerRole } from '../domain/customers/beneficial-owners.js';
+import { newCustomerRow } from '../domain/customers/customers.js';
+import { newId } from '../domain/shared/ids.js';
+import { createPlatformWithToken } from '../domain/platform/platforms.js';
 import { insertCustomers } from '../store/customers-repo.js';
 import { moveListClockTo } from '../store/list-clock.js';
 import { insertOwners } from '../store/owners-repo.js';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { createPlatform, environmentScope } from '../domain/platforms.js';
-import { PERMISSIONS, renderToken, type Environment } from '../domain/tokens.js';
+import { createPlatform, environmentScope } from '../domain/platform/platforms.js';
+import { PERMISSIONS, renderToken, type Environment } from '../domain/platform/tokens.js';
 import { firstSandboxPlatform, listAllTokens } from '../store/tokens-repo.js';
 import type { CliCommand } from './main.js';
 import { withServices } from './open.js';

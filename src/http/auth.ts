@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { PERMISSIONS, permissionRank, tokenIdFromUsername, type Permission, type Principal, type TokenService } from '../domain/tokens.js';
+import { PERMISSIONS, permissionRank, tokenIdFromUsername, type Permission, type Principal, type TokenService } from '../domain/platform/tokens.js';
 import { AuthFailureThrottle } from './auth-throttle.js';
 import { ApiError, routeNotFound } from './api-error.js';
 import { rateLimitHeaders, TokenRateLimit } from './token-rate-limit.js';

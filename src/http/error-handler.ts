@@ -18,8 +18,8 @@ import {
   ValidationError,
   WebhookDeliveryError,
   WebhookEndpointNotSetError,
-} from '../domain/errors.js';
-import type { TokenService } from '../domain/tokens.js';
+} from '../domain/shared/errors.js';
+import type { TokenService } from '../domain/platform/tokens.js';
 import { ApiError, routeNotFound } from './api-error.js';
 import { unauthorized } from './auth.js';
 import { inRequestTransaction } from './idempotency.js';

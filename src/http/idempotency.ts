@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Transform } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { IdempotencyKeys, IdempotentAttempt } from '../domain/idempotency.js';
+import type { IdempotencyKeys, IdempotentAttempt } from './idempotency-keys.js';
 import { ApiError } from './api-error.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

@@ -1,8 +1,8 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldConstraint, FieldError } from '../domain/errors.js';
-import { isCountryCode } from '../domain/countries.js';
+import type { FieldConstraint, FieldError } from '../domain/shared/errors.js';
+import { isCountryCode } from '../domain/customers/countries.js';
 import { NOT_BLANK } from '../schemas/fields.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

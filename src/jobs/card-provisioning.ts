@@ -1,4 +1,4 @@
-import { CARD_PROVISIONING_JOB, landCardProvisioning, type CardProvisioningJob } from '../domain/card-lifecycle.js';
+import { CARD_PROVISIONING_JOB, landCardProvisioning, type CardProvisioningJob } from '../domain/cards/card-lifecycle.js';
 import { INTERNAL_RETRY_SCHEDULE_MS } from './backoff.js';
 import type { JobHandler } from './types.js';
 

@@ -1,5 +1,5 @@
-import { CARD_SIMULATION_JOB, landOperations, type CardSimulationJob } from '../domain/card-simulations.js';
-import type { Services } from '../domain/services.js';
+import { CARD_SIMULATION_JOB, landOperations, type CardSimulationJob } from '../domain/cards/card-simulations.js';
+import type { Services } from '../services.js';
 import type { Logger } from '../logger.js';
 import type { Trx } from '../store/store.js';
 import { INTERNAL_RETRY_SCHEDULE_MS } from './backoff.js';

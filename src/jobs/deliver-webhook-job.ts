@@ -1,8 +1,8 @@
-import { newId } from '../domain/ids.js';
-import { signingSecrets } from '../domain/platform-config.js';
-import type { Services } from '../domain/services.js';
-import type { DeliverWebhookPayload } from '../domain/webhook-event-log.js';
-import { DELIVER_WEBHOOK_JOB } from '../domain/webhook-events.js';
+import { newId } from '../domain/shared/ids.js';
+import { signingSecrets } from '../domain/platform/platform-config.js';
+import type { Services } from '../services.js';
+import type { DeliverWebhookPayload } from '../domain/webhooks/webhook-event-log.js';
+import { DELIVER_WEBHOOK_JOB } from '../domain/webhooks/webhook-events.js';
 import type { Trx } from '../store/store.js';
 import type { WebhookAttemptRow } from '../store/tables/webhooks.js';
 import type { EventForDelivery } from '../store/webhooks-repo.js';

@@ -1,4 +1,4 @@
-import type { Services } from '../domain/services.js';
+import type { Services } from '../services.js';
 import type { Logger } from '../logger.js';
 import { cardProvisioningHandler } from './card-provisioning.js';
 import { cardSimulationHandler } from './card-simulation.js';

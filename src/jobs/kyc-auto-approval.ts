@@ -1,4 +1,4 @@
-import { KYC_AUTO_APPROVAL_JOB, landKycAutoApproval, type KycAutoApprovalJob } from '../domain/kyc.js';
+import { KYC_AUTO_APPROVAL_JOB, landKycAutoApproval, type KycAutoApprovalJob } from '../domain/customers/kyc.js';
 import { INTERNAL_RETRY_SCHEDULE_MS } from './backoff.js';
 import type { JobHandler } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { Services } from '../domain/services.js';
+import type { Services } from '../services.js';
 import type { Logger } from '../logger.js';
 import type { Trx } from '../store/store.js';
 import type { JobRow } from '../store/tables/jobs.js';

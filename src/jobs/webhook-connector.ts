@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { buildConnector } from 'undici';
-import type { WebhookTargetPolicy } from '../domain/webhook-targets.js';
+import type { WebhookTargetPolicy } from '../domain/webhooks/webhook-targets.js';
 
 /** A connection the target policy refused. Its message names no address, so it maps nothing of the network. */
 export class TargetNotAllowedError extends Error {

@@ -1,8 +1,8 @@
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { DeliveryOutcome, SendWebhook, WebhookDelivery } from '../domain/webhook-sending.js';
-import type { WebhookTargetPolicy } from '../domain/webhook-targets.js';
+import type { DeliveryOutcome, SendWebhook, WebhookDelivery } from '../domain/webhooks/webhook-sending.js';
+import type { WebhookTargetPolicy } from '../domain/webhooks/webhook-targets.js';
 import { guardedConnector, TargetNotAllowedError } from './webhook-connector.js';
 import { signedHeaders } from './webhook-signature.js';
 

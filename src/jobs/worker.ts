@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Services } from '../domain/services.js';
+import type { Services } from '../services.js';
 import type { Logger } from '../logger.js';
-import { idBoundAt } from '../domain/ids.js';
-import { DELIVER_WEBHOOK_JOB } from '../domain/webhook-events.js';
+import { idBoundAt } from '../domain/shared/ids.js';
+import { DELIVER_WEBHOOK_JOB } from '../domain/webhooks/webhook-events.js';
 import { claimDueJobsByKind, finishDoneJobs, finishJob, JOBS_WAKEUP_CHANNEL, msUntilNextDue } from '../store/jobs-repo.js';
 import { deleteAttemptsBefore, deleteFinishedJobs } from '../store/retention-repo.js';
 import type { WakeupListener } from '../store/pg-wakeups.js';

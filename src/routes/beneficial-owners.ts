@@ -1,4 +1,4 @@
-import type { BeneficialOwnerPatch, NewBeneficialOwner, OwnerPage } from '../domain/beneficial-owners.js';
+import type { BeneficialOwnerPatch, NewBeneficialOwner, OwnerPage } from '../domain/customers/beneficial-owners.js';
 import { BeneficialOwnerSchema, CreateOwnerBody, ListOwnersQuery, PatchOwnerBody } from '../schemas/beneficial-owners.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { memberOf, type RouteModule } from './types.js';

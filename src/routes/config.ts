@@ -1,5 +1,5 @@
-import { SECRET_ROTATION_WINDOW_MS } from '../domain/platform-config.js';
-import { permissionRank } from '../domain/tokens.js';
+import { SECRET_ROTATION_WINDOW_MS } from '../domain/platform/platform-config.js';
+import { permissionRank } from '../domain/platform/tokens.js';
 import { errorResponses } from '../schemas/common.js';
 import { PlatformConfigSchema, UpdateConfigBody } from '../schemas/platform-config.js';
 import type { RouteModule } from './types.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { customerRuleErrors, type CustomerListFilter, type CustomerPatch, type NewCustomer } from '../domain/customers.js';
-import { ValidationError, type FieldError } from '../domain/errors.js';
+import { customerRuleErrors, type CustomerListFilter, type CustomerPatch, type NewCustomer } from '../domain/customers/customers.js';
+import { ValidationError, type FieldError } from '../domain/shared/errors.js';
 import { ApiError } from '../http/api-error.js';
 import { fieldErrorsFromAjv } from '../http/validation.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';

@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox';
-import type { SimulationName } from '../domain/card-transactions.js';
+import type { SimulationName } from '../domain/cards/card-transactions.js';
 import { errorResponses, extension, IdParamSchema } from '../schemas/common.js';
 import { AmountBody, AuthorizationBody, AuthorizationResponse, SimulationRequest, SimulationResponse } from '../schemas/sandbox-cards.js';
 import type { RouteModule } from './types.js';

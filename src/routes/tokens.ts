@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { highestPermission, permissionRank, type Environment } from '../domain/tokens.js';
+import { highestPermission, permissionRank, type Environment } from '../domain/platform/tokens.js';
 import { forbidden } from '../http/auth.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { ApiTokenSchema, CreatedApiTokenSchema, CreateTokenBody, ListTokensQuery } from '../schemas/tokens.js';

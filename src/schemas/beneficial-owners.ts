@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ID_TYPES, KYC_STATUSES, OWNER_ROLES } from '../domain/beneficial-owners.js';
+import { ID_TYPES, KYC_STATUSES, OWNER_ROLES } from '../domain/customers/beneficial-owners.js';
 import { PageQuerySchema } from './common.js';
 import { AddressSchema, CountryCodeSchema, EmailSchema, PastDateSchema, PhoneNumberSchema, text } from './fields.js';
 

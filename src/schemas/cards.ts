@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CARD_STATE_REASONS, REQUESTABLE_CARD_STATES } from '../domain/card-lifecycle.js';
+import { CARD_STATE_REASONS, REQUESTABLE_CARD_STATES } from '../domain/cards/card-lifecycle.js';
 import { PageQuerySchema, SortOrderSchema } from './common.js';
 import { text } from './fields.js';
 

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { KYC_STATUSES } from '../domain/beneficial-owners.js';
+import { KYC_STATUSES } from '../domain/customers/beneficial-owners.js';
 import {
   ANNUAL_INCOME_RANGES,
   BUSINESS_SOURCES_OF_FUNDS,
@@ -16,7 +16,7 @@ import {
   SOURCES_OF_WEALTH,
   TERMS_ACCEPTANCE_METHODS,
   UMA_ADDRESS_PATTERN,
-} from '../domain/customer-fields.js';
+} from '../domain/customers/customer-fields.js';
 import { PageQuerySchema } from './common.js';
 import { AddressSchema, CountryCodeSchema, EmailSchema, PastDateSchema, PhoneNumberSchema, text } from './fields.js';
 

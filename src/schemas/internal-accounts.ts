@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { INTERNAL_ACCOUNT_STATUSES, INTERNAL_ACCOUNT_TYPES } from '../domain/internal-accounts.js';
+import { INTERNAL_ACCOUNT_STATUSES, INTERNAL_ACCOUNT_TYPES } from '../domain/accounts/internal-accounts.js';
 import { CurrencySchema } from './cards.js';
 import { PageQuerySchema } from './common.js';
 

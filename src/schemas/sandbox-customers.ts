@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { KYC_STATUSES } from '../domain/beneficial-owners.js';
+import { KYC_STATUSES } from '../domain/customers/beneficial-owners.js';
 
 export const CustomerIdParamSchema = Type.Object({ customerId: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
 

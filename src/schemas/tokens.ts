@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PERMISSIONS } from '../domain/tokens.js';
+import { PERMISSIONS } from '../domain/platform/tokens.js';
 import { extension, PageQuerySchema } from './common.js';
 import { text } from './fields.js';
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CARD_TRANSACTION_STATUSES, DECLINE_REASONS, OPERATION_KINDS } from '../domain/card-transactions.js';
+import { CARD_TRANSACTION_STATUSES, DECLINE_REASONS, OPERATION_KINDS } from '../domain/cards/card-transactions.js';
 import { CurrencySchema } from './cards.js';
 import { extension, PageQuerySchema, SortOrderSchema } from './common.js';
 

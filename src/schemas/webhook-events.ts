@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DELIVERY_STATES } from '../domain/webhook-event-log.js';
+import { DELIVERY_STATES } from '../domain/webhooks/webhook-event-log.js';
 import { PageQuerySchema } from './common.js';
 
 const DeliveryStateSchema = Type.Enum([...DELIVERY_STATES], {

@@ -1,8 +1,8 @@
 import { Type, type TSchema } from 'typebox';
-import { CARD_FUNDING_SOURCE_CHANGE_EVENT, CARD_STATE_CHANGE_EVENT } from '../domain/card-lifecycle.js';
-import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/card-transactions.js';
-import { BALANCE_UPDATED_EVENT } from '../domain/internal-accounts.js';
-import { TEST_EVENT_TYPE } from '../domain/webhook-event-log.js';
+import { CARD_FUNDING_SOURCE_CHANGE_EVENT, CARD_STATE_CHANGE_EVENT } from '../domain/cards/card-lifecycle.js';
+import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/cards/card-transactions.js';
+import { BALANCE_UPDATED_EVENT } from '../domain/accounts/internal-accounts.js';
+import { TEST_EVENT_TYPE } from '../domain/webhooks/webhook-event-log.js';
 import { extension } from './common.js';
 import { CardSchema } from './cards.js';
 import { CustomerSchema } from './customers.js';

@@ -3,7 +3,8 @@ import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { PgListener, PgNotifier } from './pg-wakeups.js';
-import { scopedStore, type Store } from './store.js';
+import { scopedStore } from './scoped-transaction.js';
+import type { Store } from './store.js';
 
 /** Hot reads named as server-side prepared statements at most; a read past this runs unnamed. */
 const MAX_NAMED_READS = 64;

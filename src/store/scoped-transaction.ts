@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './database.js';
 import { finishBeforeCommit } from './commit-hooks.js';
+import type { Engine, Store } from './store.js';
 
 type Db = Kysely<Database>;
 type Trx = Transaction<Database>;
@@ -79,5 +80,20 @@ export async function holdTransaction(db: Db): Promise<HeldTransaction> {
       committed.delete(trx);
       if (!trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute();
     },
+  };
+}
+
+/** The Store members shared by both engines: `db` follows the scoped transaction. */
+export function scopedStore(root: Db, engine: Engine, read: Store['read'], close: Store['close']): Store {
+  return {
+    get db(): Db {
+      return scopedTransaction() ?? root;
+    },
+    engine,
+    read,
+    close,
+    transaction: (fn) => inTransaction(root, fn),
+    afterCommit,
+    hold: () => holdTransaction(root),
   };
 }

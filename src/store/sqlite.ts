@@ -6,7 +6,8 @@ import type { Database } from './database.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { SqliteReadBatch } from './sqlite-read-batch.js';
 import { StatementCache } from './statement-cache.js';
-import { scopedStore, type Store } from './store.js';
+import { scopedStore } from './scoped-transaction.js';
+import type { Store } from './store.js';
 
 export const SQLITE_FILE = 'payments.sqlite';
 

@@ -3,7 +3,7 @@ import type { Database } from './database.js';
 import type { WakeupListener } from './pg-wakeups.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
-import { afterCommit, holdTransaction, inTransaction, scopedTransaction, type HeldTransaction } from './scoped-transaction.js';
+import type { HeldTransaction } from './scoped-transaction.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -52,19 +52,4 @@ export interface StoreOptions {
 /** PostgreSQL when a URL is given, otherwise the SQLite file in the data directory. */
 export function openStore(opts: StoreOptions): Store {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openSqlite(opts.dataDir, opts.sqliteSynchronous ?? 'FULL');
-}
-
-/** The Store members shared by both engines: `db` follows the scoped transaction. */
-export function scopedStore(root: Db, engine: Engine, read: Store['read'], close: Store['close']): Store {
-  return {
-    get db(): Db {
-      return scopedTransaction() ?? root;
-    },
-    engine,
-    read,
-    close,
-    transaction: (fn) => inTransaction(root, fn),
-    afterCommit,
-    hold: () => holdTransaction(root),
-  };
 }

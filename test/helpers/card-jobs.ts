@@ -1,5 +1,5 @@
-import { CARD_SIMULATION_JOB } from '../../src/domain/card-simulations.js';
-import type { Services } from '../../src/domain/services.js';
+import { CARD_SIMULATION_JOB } from '../../src/domain/cards/card-simulations.js';
+import type { Services } from '../../src/services.js';
 import { cardProvisioningHandler } from '../../src/jobs/card-provisioning.js';
 import { cardSimulationHandler } from '../../src/jobs/card-simulation.js';
 import type { JobHandler } from '../../src/jobs/types.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
+import { newId } from '../../src/domain/shared/ids.js';
 import { insertCustomer } from '../../src/store/customers-repo.js';
 import type { CustomerType } from '../../src/store/tables/customers.js';
 import { provisionCards } from './card-jobs.js';

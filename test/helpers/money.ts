@@ -1,5 +1,5 @@
-import { accountOf } from '../../src/domain/internal-accounts.js';
-import type { Services } from '../../src/domain/services.js';
+import { accountOf } from '../../src/domain/accounts/internal-accounts.js';
+import type { Services } from '../../src/services.js';
 import { activeCard, insertTestCustomer } from './fixtures.js';
 import type { Caller, TestApp } from './test-app.js';
 

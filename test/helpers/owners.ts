@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { NewBeneficialOwner } from '../../src/domain/beneficial-owners.js';
+import type { NewBeneficialOwner } from '../../src/domain/customers/beneficial-owners.js';
 import type { Caller } from './test-app.js';
 
 export const businessCustomer = (n = 1) => ({

@@ -2,10 +2,10 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createPlatformWithToken, environmentScope } from '../../src/domain/platforms.js';
-import { openServices, type Services } from '../../src/domain/services.js';
-import { PERMISSIONS, type CreatedApiToken, type Environment } from '../../src/domain/tokens.js';
-import { WebhookTargetPolicy } from '../../src/domain/webhook-targets.js';
+import { createPlatformWithToken, environmentScope } from '../../src/domain/platform/platforms.js';
+import { openServices, type Services } from '../../src/services.js';
+import { PERMISSIONS, type CreatedApiToken, type Environment } from '../../src/domain/platform/tokens.js';
+import { WebhookTargetPolicy } from '../../src/domain/webhooks/webhook-targets.js';
 import { WebhookSender } from '../../src/jobs/webhook-sender.js';
 import { createTestDatabase, ENGINES, type EngineName, type TestDatabase } from './engines.js';
 

@@ -1,5 +1,5 @@
 import { WebhookReceiver, type WebhookReceiverOptions, type WebhookVerificationKeys } from '../../src/cli/webhook-receiver.js';
-import { recordWebhookEvent } from '../../src/domain/webhook-events.js';
+import { recordWebhookEvent } from '../../src/domain/webhooks/webhook-events.js';
 import type { Caller, TestApp } from './test-app.js';
 
 export { WebhookReceiver, type ReceivedWebhook } from '../../src/cli/webhook-receiver.js';

@@ -7,7 +7,7 @@ import { Migrator, type Kysely, type Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { openServices } from '../../src/domain/services.js';
+import { openServices } from '../../src/services.js';
 import { insertCustomer, setKycStatus } from '../../src/store/customers-repo.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { migrateToLatest } from '../../src/store/migrator.js';

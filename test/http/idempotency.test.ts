@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect, it } from 'vitest';
-import { IdempotencyKeys, keySlot, seal } from '../../src/domain/idempotency.js';
+import { IdempotencyKeys, keySlot, seal } from '../../src/http/idempotency-keys.js';
 import { lockIdempotencyKey } from '../../src/store/idempotency-keys-repo.js';
 import { SQLITE_FILE } from '../../src/store/sqlite.js';
 import { openStore } from '../../src/store/store.js';

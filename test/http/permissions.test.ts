@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { requirePermissionDeclared } from '../../src/http/auth.js';
-import { PERMISSIONS, permissionRank, type Permission } from '../../src/domain/tokens.js';
+import { PERMISSIONS, permissionRank, type Permission } from '../../src/domain/platform/tokens.js';
 import { BASE, basicAuth, describeEachEngine } from '../helpers/test-app.js';
 
 /** The rule, written once: reads need VIEW; tokens and configuration changes MANAGE; every other change TRANSACT. */

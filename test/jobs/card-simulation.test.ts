@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { CARD_SIMULATION_JOB } from '../../src/domain/card-simulations.js';
-import { openServices, type Services } from '../../src/domain/services.js';
+import { CARD_SIMULATION_JOB } from '../../src/domain/cards/card-simulations.js';
+import { openServices, type Services } from '../../src/services.js';
 import { cardSimulationHandler } from '../../src/jobs/card-simulation.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { claimDueJobs } from '../../src/store/jobs-repo.js';
-import { accountOf } from '../../src/domain/internal-accounts.js';
+import { accountOf } from '../../src/domain/accounts/internal-accounts.js';
 import type { Store } from '../../src/store/store.js';
 import { drainCardJobs, provisionCards } from '../helpers/card-jobs.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
@@ -108,7 +108,7 @@ for (const engine of ENGINES) {
 
     it('never apply one job twice: landed operations == accepted, one event each', async () => {
       const [a, b] = services as [Services, Services];
-      const { createPlatformWithToken } = await import('../../src/domain/platforms.js');
+      const { createPlatformWithToken } = await import('../../src/domain/platform/platforms.js');
       const { platformId } = await createPlatformWithToken(a.store, a.tokens, 'race', 'sandbox');
       const holder = await insertTestCustomer({ services: a }, { platformId }, 'BUSINESS', 'APPROVED');
       const holderAccount = await fundCustomer(a, platformId, holder);

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { CARD_SIMULATION_JOB } from '../../src/domain/card-simulations.js';
-import { openServices, type Services } from '../../src/domain/services.js';
-import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhook-events.js';
+import { CARD_SIMULATION_JOB } from '../../src/domain/cards/card-simulations.js';
+import { openServices, type Services } from '../../src/services.js';
+import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/webhook-events.js';
 import { MIN_DELIVERIES_IN_FLIGHT } from '../../src/jobs/deliver-webhook-job.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
 import { HoldingReceiver } from '../helpers/holding-receiver.js';

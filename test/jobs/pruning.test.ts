@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterEach, expect, it } from 'vitest';
-import { idBoundAt, newId } from '../../src/domain/ids.js';
+import { idBoundAt, newId } from '../../src/domain/shared/ids.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { findJob } from '../../src/store/jobs-repo.js';
 import type { JobState } from '../../src/store/tables/jobs.js';

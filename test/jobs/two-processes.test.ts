@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { CARD_SIMULATION_JOB } from '../../src/domain/card-simulations.js';
-import { openServices, type Services } from '../../src/domain/services.js';
+import { CARD_SIMULATION_JOB } from '../../src/domain/cards/card-simulations.js';
+import { openServices, type Services } from '../../src/services.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 import { activeCardOver, fetchCall } from '../helpers/fixtures.js';
 import { HoldingReceiver } from '../helpers/holding-receiver.js';

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createPlatformWithToken } from '../../src/domain/platforms.js';
-import { openServices, type Services } from '../../src/domain/services.js';
-import { recordWebhookEvent } from '../../src/domain/webhook-events.js';
+import { createPlatformWithToken } from '../../src/domain/platform/platforms.js';
+import { openServices, type Services } from '../../src/services.js';
+import { recordWebhookEvent } from '../../src/domain/webhooks/webhook-events.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { engineAvailable } from '../helpers/test-app.js';

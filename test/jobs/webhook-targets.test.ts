@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookTargetPolicy } from '../../src/domain/webhook-targets.js';
+import { WebhookTargetPolicy } from '../../src/domain/webhooks/webhook-targets.js';
 import { WebhookSender } from '../../src/jobs/webhook-sender.js';
 import { hostOf, INTERNAL_SPELLINGS } from '../helpers/internal-targets.js';
 import { signingKeys } from '../helpers/webhook-signing.js';

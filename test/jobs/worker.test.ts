@@ -1,8 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openServices, type Services } from '../../src/domain/services.js';
-import { newId } from '../../src/domain/ids.js';
-import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhook-events.js';
+import { openServices, type Services } from '../../src/services.js';
+import { newId } from '../../src/domain/shared/ids.js';
+import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/webhook-events.js';
 import type { JobHandler } from '../../src/jobs/types.js';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { claimDueJobs, claimDueJobsByKind, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';

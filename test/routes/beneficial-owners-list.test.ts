@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { expect, it, vi } from 'vitest';
-import { BeneficialOwnerService } from '../../src/domain/beneficial-owners.js';
+import { BeneficialOwnerService } from '../../src/domain/customers/beneficial-owners.js';
 import { OwnerPageReader } from '../../src/store/owners-repo.js';
 import { pageSchema } from '../../src/schemas/common.js';
 import { BeneficialOwnerSchema } from '../../src/schemas/beneficial-owners.js';

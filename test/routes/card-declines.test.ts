@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { landOperations, type CardSimulationJob } from '../../src/domain/card-simulations.js';
-import { newId } from '../../src/domain/ids.js';
+import { landOperations, type CardSimulationJob } from '../../src/domain/cards/card-simulations.js';
+import { newId } from '../../src/domain/shared/ids.js';
 import { entriesOf, insertAccountIfAbsent } from '../../src/store/accounts-repo.js';
 import { drainCardJobs, provisionCards } from '../helpers/card-jobs.js';
 import { activeFundedCard, type FundedCard } from '../helpers/money.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KYC_STATUSES } from '../../src/domain/beneficial-owners.js';
-import { KYC_AUTO_APPROVAL_JOB } from '../../src/domain/kyc.js';
+import { KYC_STATUSES } from '../../src/domain/customers/beneficial-owners.js';
+import { KYC_AUTO_APPROVAL_JOB } from '../../src/domain/customers/kyc.js';
 import { startWorker } from '../../src/jobs/index.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { expectErrorObject } from '../helpers/error-object.js';

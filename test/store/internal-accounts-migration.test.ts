@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { landOperations } from '../../src/domain/card-simulations.js';
+import { landOperations } from '../../src/domain/cards/card-simulations.js';
 import type { Logger } from '../../src/logger.js';
 import { entriesOf } from '../../src/store/accounts-repo.js';
 import { migrateToLatest } from '../../src/store/migrator.js';

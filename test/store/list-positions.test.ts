@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { newCustomerRow } from '../../src/domain/customers.js';
+import { newCustomerRow } from '../../src/domain/customers/customers.js';
 import { insertCustomer } from '../../src/store/customers-repo.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
 

@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { MigrationFactory } from '../migrator.js';
 
 /** The domain of the UMA addresses the sandbox assigns when neither the request nor the platform's umaDomain names one. */
-export const SANDBOX_UMA_DOMAIN = 'sandbox.uma.invalid';
+/** Frozen with this migration: the domain the service then used for the addresses it made up. */
+const SANDBOX_UMA_DOMAIN = 'sandbox.uma.invalid';
 
 /**
  * Customers as the interface has them: a UMA address on every customer, soft delete, and the

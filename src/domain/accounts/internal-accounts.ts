@@ -1,15 +1,15 @@
 import type { EventEmitter } from 'node:events';
-import * as repo from '../store/accounts-repo.js';
-import { beforeCommit } from '../store/commit-hooks.js';
-import { findCustomer } from '../store/customers-repo.js';
-import type { Store, Trx } from '../store/store.js';
-import type { InternalAccountRow, LedgerEntryRow } from '../store/tables/internal-accounts.js';
-import { currencyOf, type CurrencyAmount } from './cards.js';
-import { NotFoundError } from './errors.js';
-import { newId } from './ids.js';
+import * as repo from '../../store/accounts-repo.js';
+import { beforeCommit } from '../../store/commit-hooks.js';
+import { findCustomer } from '../../store/customers-repo.js';
+import type { Store, Trx } from '../../store/store.js';
+import type { InternalAccountRow, LedgerEntryRow } from '../../store/tables/internal-accounts.js';
+import { currencyOf, type CurrencyAmount } from '../cards/render.js';
+import { NotFoundError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
 import { balanceDelta, type Movement } from './ledger.js';
-import type { Cursors, Page } from './pagination.js';
-import { recordWebhookEvent } from './webhook-events.js';
+import type { Cursors, Page } from '../shared/pagination.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 export const INTERNAL_ACCOUNT_TYPES = ['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET'] as const;
 export const INTERNAL_ACCOUNT_STATUSES = ['PENDING', 'ACTIVE', 'CLOSED', 'FROZEN', 'FAILED'] as const;

@@ -1,15 +1,15 @@
 import type { EventEmitter } from 'node:events';
 import type { Selectable } from 'kysely';
-import type { Database } from '../store/database.js';
-import { enqueueJob } from '../store/jobs-repo.js';
-import type { Store } from '../store/store.js';
-import type { DeliveryState } from '../store/tables/webhook-events.js';
-import type { WebhookAttemptRow } from '../store/tables/webhooks.js';
-import { findWebhookEventRow, listWebhookAttempts, listWebhookEvents, setEventState } from '../store/webhooks-repo.js';
-import { NotFoundError, WebhookDeliveryError, WebhookEndpointNotSetError } from './errors.js';
-import { newId } from './ids.js';
-import type { Cursors, Page } from './pagination.js';
-import { signingSecrets, type PlatformConfigService } from './platform-config.js';
+import type { Database } from '../../store/database.js';
+import { enqueueJob } from '../../store/jobs-repo.js';
+import type { Store } from '../../store/store.js';
+import type { DeliveryState } from '../../store/tables/webhook-events.js';
+import type { WebhookAttemptRow } from '../../store/tables/webhooks.js';
+import { findWebhookEventRow, listWebhookAttempts, listWebhookEvents, setEventState } from '../../store/webhooks-repo.js';
+import { NotFoundError, WebhookDeliveryError, WebhookEndpointNotSetError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { Cursors, Page } from '../shared/pagination.js';
+import { signingSecrets, type PlatformConfigService } from '../platform/platform-config.js';
 import { DELIVER_WEBHOOK_JOB } from './webhook-events.js';
 import type { SendWebhook } from './webhook-sending.js';
 

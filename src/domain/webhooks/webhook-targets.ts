@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { Config } from '../config.js';
+import type { Config } from '../../config.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide, declineBySuffix, suffixOutcome } from '../../src/domain/authorization-decisioning.js';
+import { decide, declineBySuffix, suffixOutcome } from '../../../src/domain/cards/authorization-decisioning.js';
 
 const balances = (map: Record<string, number>) => {
   const asked: string[] = [];

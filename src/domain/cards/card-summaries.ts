@@ -2,7 +2,7 @@
  * The Grid document's roll-ups of a card transaction's events, computed from its operations in
  * acceptance order: pulls on the funding source, settlements (clearings) and refunds (returns).
  */
-import type { CardOperationRow } from '../store/tables/cards.js';
+import type { CardOperationRow } from '../../store/tables/cards.js';
 
 export interface CardPullSummary {
   /** Pulls made: the authorization's, then one per clearing that settled above the authorized amount (a post-hoc pull). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/domain/errors.js';
-import { Cursors } from '../../src/domain/pagination.js';
+import { ValidationError } from '../../../src/domain/shared/errors.js';
+import { Cursors } from '../../../src/domain/shared/pagination.js';
 
 describe('cursors', () => {
   const cursors = new Cursors(randomBytes(32));

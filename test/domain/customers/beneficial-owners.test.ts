@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
-import { ownerPosition, renderOwner, type BeneficialOwner } from '../../src/domain/beneficial-owners.js';
-import { ValidationError } from '../../src/domain/errors.js';
-import { insertOwners } from '../../src/store/owners-repo.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
-import { describeEachEngine } from '../helpers/test-app.js';
+import { ownerPosition, renderOwner, type BeneficialOwner } from '../../../src/domain/customers/beneficial-owners.js';
+import { ValidationError } from '../../../src/domain/shared/errors.js';
+import { insertOwners } from '../../../src/store/owners-repo.js';
+import { insertTestCustomer } from '../../helpers/fixtures.js';
+import { describeEachEngine } from '../../helpers/test-app.js';
 
 const owner = (id: string, customerId: string, createdAt: number): BeneficialOwner => ({
   id,

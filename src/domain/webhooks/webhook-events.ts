@@ -1,8 +1,8 @@
-import { enqueueJobs, type NewJob } from '../store/jobs-repo.js';
-import type { Trx } from '../store/store.js';
-import type { WebhookEventRow } from '../store/tables/webhook-events.js';
-import { insertWebhookEvents } from '../store/webhook-events-repo.js';
-import { newId } from './ids.js';
+import { enqueueJobs, type NewJob } from '../../store/jobs-repo.js';
+import type { Trx } from '../../store/store.js';
+import type { WebhookEventRow } from '../../store/tables/webhook-events.js';
+import { insertWebhookEvents } from '../../store/webhook-events-repo.js';
+import { newId } from '../shared/ids.js';
 
 export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
 

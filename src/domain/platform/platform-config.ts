@@ -1,9 +1,9 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Store } from '../store/store.js';
-import type { PlatformWebhookConfigRow } from '../store/tables/webhooks.js';
-import { findWebhookConfig, insertWebhookConfigIfMissing, rotateWebhookSecret, setSigningKeysIfMissing, updateWebhookConfig } from '../store/webhooks-repo.js';
-import { ValidationError, type FieldError } from './errors.js';
+import type { Store } from '../../store/store.js';
+import type { PlatformWebhookConfigRow } from '../../store/tables/webhooks.js';
+import { findWebhookConfig, insertWebhookConfigIfMissing, rotateWebhookSecret, setSigningKeysIfMissing, updateWebhookConfig } from '../../store/webhooks-repo.js';
+import { ValidationError, type FieldError } from '../shared/errors.js';
 import {
   currencyErrors,
   feeConfigErrors,
@@ -14,7 +14,7 @@ import {
   type FeeConfig,
   type SettingsObject,
 } from './platform-config-fields.js';
-import type { WebhookTargetPolicy } from './webhook-targets.js';
+import type { WebhookTargetPolicy } from '../webhooks/webhook-targets.js';
 
 /** How long deliveries stay signed with the previous secret after a rotation as well. */
 export const SECRET_ROTATION_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@
  *   available = sum of every entry = funded - debits + credits - open holds
  *   total     = sum of the entries that are not holds = funded - debits + credits
  */
-import type { Ledger } from './card-transactions.js';
+import type { Ledger } from '../cards/card-transactions.js';
 
 export const ENTRY_KINDS = ['FUNDING', 'HOLD', 'HOLD_RELEASE', 'CLEARING_DEBIT', 'RETURN_CREDIT', 'RETURN_REVERSAL_DEBIT'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];

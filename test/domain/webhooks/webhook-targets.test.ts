@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { WebhookTargetPolicy } from '../../src/domain/webhook-targets.js';
-import { hostOf, INTERNAL_SPELLINGS } from '../helpers/internal-targets.js';
+import { WebhookTargetPolicy } from '../../../src/domain/webhooks/webhook-targets.js';
+import { hostOf, INTERNAL_SPELLINGS } from '../../helpers/internal-targets.js';
 
 const policy = (host: string, serviceEnv: 'sandbox' | 'production' = 'sandbox', webhookAllowedNetworks: string[] = []) =>
   WebhookTargetPolicy.forServer({ host, serviceEnv, webhookAllowedNetworks });

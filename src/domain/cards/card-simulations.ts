@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
-import type { Logger } from '../logger.js';
-import * as accountsRepo from '../store/accounts-repo.js';
-import * as repo from '../store/cards-repo.js';
-import type { AcceptedAuthorizationRows, CardTransactionChanges, CardTransactionView, FinishedOperation } from '../store/cards-repo.js';
-import { enqueueJob, enqueueJobs, jobRow, type NewJob } from '../store/jobs-repo.js';
-import { listAtCommit } from '../store/list-clock.js';
-import type { Engine, Store, Trx } from '../store/store.js';
-import type { CardOperationRow, CardRow, CardTransactionRow } from '../store/tables/cards.js';
-import type { InternalAccountRow } from '../store/tables/internal-accounts.js';
+import type { Logger } from '../../logger.js';
+import * as accountsRepo from '../../store/accounts-repo.js';
+import * as repo from '../../store/cards-repo.js';
+import type { AcceptedAuthorizationRows, CardTransactionChanges, CardTransactionView, FinishedOperation } from '../../store/cards-repo.js';
+import { enqueueJob, enqueueJobs, jobRow, type NewJob } from '../../store/jobs-repo.js';
+import { listAtCommit } from '../../store/list-clock.js';
+import type { Engine, Store, Trx } from '../../store/store.js';
+import type { CardOperationRow, CardRow, CardTransactionRow } from '../../store/tables/cards.js';
+import type { InternalAccountRow } from '../../store/tables/internal-accounts.js';
 import { applyOperation, project, SIMULATIONS, type Ledger, type Operation, type OperationKind, type SimulationName } from './card-transactions.js';
-import { currencyOf, ledgerColumns, ledgerOf, renderCardTransaction } from './cards.js';
-import { InvalidStateError, NotFoundError, RevokedCredentialsError, ValidationError } from './errors.js';
-import { newId } from './ids.js';
+import { currencyOf, ledgerColumns, ledgerOf, renderCardTransaction } from './render.js';
+import { InvalidStateError, NotFoundError, RevokedCredentialsError, ValidationError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
 import { decide, declineBySuffix, type Decision } from './authorization-decisioning.js';
-import { accountOf, postAll, type Posting } from './internal-accounts.js';
-import { balanceDelta, movementsOf } from './ledger.js';
-import { recordWebhookEvents, type WebhookEventInput } from './webhook-events.js';
+import { accountOf, postAll, type Posting } from '../accounts/internal-accounts.js';
+import { balanceDelta, movementsOf } from '../accounts/ledger.js';
+import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/webhook-events.js';
 
 export const CARD_SIMULATION_JOB = 'card.simulation';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyOperation, type Ledger, type Operation } from '../../src/domain/card-transactions.js';
-import { balanceDelta, movementsOf, openHold } from '../../src/domain/ledger.js';
+import { applyOperation, type Ledger, type Operation } from '../../../src/domain/cards/card-transactions.js';
+import { balanceDelta, movementsOf, openHold } from '../../../src/domain/accounts/ledger.js';
 
 const pending: Ledger = { status: 'PENDING', authorized: 0, settled: 0, refunded: 0, settlementCount: 0, refundCount: 0, lastReturn: null };
 

@@ -1,10 +1,10 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../store/store.js';
-import type { ApiTokenRow } from '../store/tables/foundation.js';
-import * as repo from '../store/tokens-repo.js';
-import { NotFoundError } from './errors.js';
-import { newId } from './ids.js';
-import { instant, listScope, type Cursors, type Page } from './pagination.js';
+import type { Store } from '../../store/store.js';
+import type { ApiTokenRow } from '../../store/tables/foundation.js';
+import * as repo from '../../store/tokens-repo.js';
+import { NotFoundError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { instant, listScope, type Cursors, type Page } from '../shared/pagination.js';
 
 export type Environment = 'sandbox' | 'production';
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;

@@ -1,10 +1,10 @@
-import { findAccount } from '../store/accounts-repo.js';
-import * as repo from '../store/cards-repo.js';
-import type { Engine, Trx } from '../store/store.js';
-import type { CardRow } from '../store/tables/cards.js';
-import { renderCard } from './cards.js';
-import { CardClosedError, InvalidStateError, type FieldError } from './errors.js';
-import { recordWebhookEvent } from './webhook-events.js';
+import { findAccount } from '../../store/accounts-repo.js';
+import * as repo from '../../store/cards-repo.js';
+import type { Engine, Trx } from '../../store/store.js';
+import type { CardRow } from '../../store/tables/cards.js';
+import { renderCard } from './render.js';
+import { CardClosedError, InvalidStateError, type FieldError } from '../shared/errors.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 export type CardState = 'PENDING_KYC' | 'PROCESSING' | 'ACTIVE' | 'FROZEN' | 'CLOSED';
 /** The states a platform may ask for with PATCH /cards/{id}. */

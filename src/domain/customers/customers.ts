@@ -1,19 +1,20 @@
 import type { EventEmitter } from 'node:events';
-import * as repo from '../store/customers-repo.js';
-import { SANDBOX_UMA_DOMAIN } from '../store/migrations/008-customers-grid.js';
-import type { Store } from '../store/store.js';
-import type { CustomerRow, CustomerType } from '../store/tables/customers.js';
-import { findWebhookConfig } from '../store/webhooks-repo.js';
-import type { Address, KycStatus } from './beneficial-owners.js';
+import * as repo from '../../store/customers-repo.js';
+import type { Store } from '../../store/store.js';
+import type { CustomerRow, CustomerType } from '../../store/tables/customers.js';
+import { findWebhookConfig } from '../../store/webhooks-repo.js';
+import type { Address } from './beneficial-owners.js';
 import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
-import { ConflictError, DeletedError, NotFoundError, ValidationError, type FieldError } from './errors.js';
-import { newId } from './ids.js';
-import { openDefaultAccount } from './internal-accounts.js';
+import { ConflictError, DeletedError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { openDefaultAccount } from '../accounts/internal-accounts.js';
 import { queueKycAutoApproval } from './kyc.js';
-import type { Cursors, Page } from './pagination.js';
-import type { Environment } from './tokens.js';
+import { renderCustomer, type Customer } from './render.js';
+import type { Cursors, Page } from '../shared/pagination.js';
+import type { Environment } from '../platform/tokens.js';
 
 export { CUSTOMER_TYPES, ENTITY_TYPES } from './customer-fields.js';
+export type { Customer } from './render.js';
 
 export interface BusinessInfo {
   legalName?: string;
@@ -45,19 +46,6 @@ export interface CustomerPatch {
   [field: string]: unknown;
 }
 
-export interface Customer {
-  id: string;
-  platformCustomerId: string;
-  customerType: CustomerType;
-  umaAddress: string;
-  kycStatus?: KycStatus;
-  kybStatus?: KycStatus;
-  isDeleted: boolean;
-  createdAt: string;
-  updatedAt: string;
-  [field: string]: unknown;
-}
-
 export interface CustomerListFilter {
   platformCustomerId?: string | undefined;
   customerType?: CustomerType | undefined;
@@ -73,8 +61,6 @@ export interface CustomerListFilter {
 
 /** Request fields that are not the customer's own data: identity, the UMA address, and statuses the service sets. */
 const NOT_DATA = new Set(['customerType', 'platformCustomerId', 'umaAddress', 'kycStatus', 'kybStatus']);
-/** Stored but never returned (the interface marks it write-only). */
-const WRITE_ONLY = new Set(['identifier']);
 
 /**
  * Rules across fields that a schema cannot say per field: a business needs businessInfo on
@@ -116,22 +102,8 @@ function customerData(input: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(input).filter(([k, v]) => !NOT_DATA.has(k) && v !== undefined));
 }
 
-export function renderCustomer(row: CustomerRow): Customer {
-  const data = JSON.parse(row.data) as Record<string, unknown>;
-  for (const k of WRITE_ONLY) delete data[k];
-  const status = row.kyc_status as KycStatus;
-  return {
-    id: row.id,
-    platformCustomerId: row.platform_customer_id,
-    customerType: row.customer_type,
-    umaAddress: row.uma_address,
-    ...data,
-    ...(row.customer_type === 'BUSINESS' ? { kybStatus: status } : { kycStatus: status }),
-    isDeleted: row.is_deleted === 1,
-    createdAt: new Date(Number(row.created_at)).toISOString(),
-    updatedAt: new Date(Number(row.updated_at)).toISOString(),
-  };
-}
+/** The domain of the UMA addresses the sandbox makes up (migration 008 gave older customers addresses on it too). */
+export const SANDBOX_UMA_DOMAIN = 'sandbox.uma.invalid';
 
 const currencyList = (currencies: unknown): string => (Array.isArray(currencies) && currencies.length > 0 ? `,${currencies.join(',')},` : '');
 

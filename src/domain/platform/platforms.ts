@@ -1,7 +1,7 @@
-import { claimOnce } from '../store/settings-repo.js';
-import type { Store } from '../store/store.js';
-import { findPlatform, findProductionScope, insertPlatform, insertProductionScopeIfMissing } from '../store/tokens-repo.js';
-import { newId } from './ids.js';
+import { claimOnce } from '../../store/settings-repo.js';
+import type { Store } from '../../store/store.js';
+import { findPlatform, findProductionScope, insertPlatform, insertProductionScopeIfMissing } from '../../store/tokens-repo.js';
+import { newId } from '../shared/ids.js';
 import { PERMISSIONS, type CreatedApiToken, type Environment, type TokenService } from './tokens.js';
 
 export async function createPlatform(store: Store, name: string): Promise<string> {

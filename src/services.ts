@@ -1,22 +1,22 @@
 import { EventEmitter } from 'node:events';
-import type { Config } from '../config.js';
-import { JOBS_WAKEUP_CHANNEL } from '../store/jobs-repo.js';
-import { migrateToLatest } from '../store/migrator.js';
-import { loadOrCreateSecret } from '../store/settings-repo.js';
-import { openStore, type Store } from '../store/store.js';
-import { BeneficialOwnerService } from './beneficial-owners.js';
-import { CardSimulations } from './card-simulations.js';
-import { CardService } from './cards.js';
-import { CustomerService } from './customers.js';
-import { IdempotencyKeys } from './idempotency.js';
-import { InternalAccountService } from './internal-accounts.js';
-import { KycService } from './kyc.js';
-import { Cursors } from './pagination.js';
-import { PlatformConfigService } from './platform-config.js';
-import { TokenService } from './tokens.js';
-import { WebhookEventLog } from './webhook-event-log.js';
-import { WebhookTargetPolicy } from './webhook-targets.js';
-import { noWebhookSender, type SendWebhook } from './webhook-sending.js';
+import type { Config } from './config.js';
+import { JOBS_WAKEUP_CHANNEL } from './store/jobs-repo.js';
+import { migrateToLatest } from './store/migrator.js';
+import { loadOrCreateSecret } from './store/settings-repo.js';
+import { openStore, type Store } from './store/store.js';
+import { BeneficialOwnerService } from './domain/customers/beneficial-owners.js';
+import { CardSimulations } from './domain/cards/card-simulations.js';
+import { CardService } from './domain/cards/cards.js';
+import { CustomerService } from './domain/customers/customers.js';
+import { IdempotencyKeys } from './http/idempotency-keys.js';
+import { InternalAccountService } from './domain/accounts/internal-accounts.js';
+import { KycService } from './domain/customers/kyc.js';
+import { Cursors } from './domain/shared/pagination.js';
+import { PlatformConfigService } from './domain/platform/platform-config.js';
+import { TokenService } from './domain/platform/tokens.js';
+import { WebhookEventLog } from './domain/webhooks/webhook-event-log.js';
+import { WebhookTargetPolicy } from './domain/webhooks/webhook-targets.js';
+import { noWebhookSender, type SendWebhook } from './domain/webhooks/webhook-sending.js';
 
 /** Every domain service, built once per process over one store. */
 export interface Services {

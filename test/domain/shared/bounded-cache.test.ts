@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedCache } from '../../src/domain/bounded-cache.js';
+import { BoundedCache } from '../../../src/domain/shared/bounded-cache.js';
 
 describe('BoundedCache', () => {
   it('keeps at most maxBytes, dropping the least recently used first', () => {

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { PageQuery, Position, SortOrder } from '../store/page.js';
+import type { PageQuery, Position, SortOrder } from '../../store/page.js';
 import { ValidationError } from './errors.js';
 
 export interface Page<T> {

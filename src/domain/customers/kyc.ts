@@ -1,15 +1,15 @@
 import type { EventEmitter } from 'node:events';
-import * as repo from '../store/customers-repo.js';
-import { enqueueJob } from '../store/jobs-repo.js';
-import type { Engine, Store, Trx } from '../store/store.js';
-import type { CustomerRow } from '../store/tables/customers.js';
-import { findWebhookConfig } from '../store/webhooks-repo.js';
+import * as repo from '../../store/customers-repo.js';
+import { enqueueJob } from '../../store/jobs-repo.js';
+import type { Engine, Store, Trx } from '../../store/store.js';
+import type { CustomerRow } from '../../store/tables/customers.js';
+import { findWebhookConfig } from '../../store/webhooks-repo.js';
 import type { KycStatus } from './beneficial-owners.js';
-import { renderCustomer, type Customer } from './customers.js';
-import { DeletedError, NotFoundError } from './errors.js';
-import { newId } from './ids.js';
-import type { Environment } from './tokens.js';
-import { recordWebhookEvent } from './webhook-events.js';
+import { renderCustomer, type Customer } from './render.js';
+import { DeletedError, NotFoundError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { Environment } from '../platform/tokens.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 /** The job that approves a new sandbox customer's KYC/KYB once its delay has passed. */
 export const KYC_AUTO_APPROVAL_JOB = 'customer.kyc_auto_approval';

@@ -1,11 +1,11 @@
-import { countNewOwner, findCustomer } from '../store/customers-repo.js';
-import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../store/owners-repo.js';
-import type { Position } from '../store/page.js';
-import type { Store } from '../store/store.js';
-import { DeletedError, lookupableId, NotFoundError, RevokedCredentialsError, ValidationError, type FieldError } from './errors.js';
-import { BoundedCache } from './bounded-cache.js';
-import { newId } from './ids.js';
-import type { Cursors } from './pagination.js';
+import { countNewOwner, findCustomer } from '../../store/customers-repo.js';
+import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../../store/owners-repo.js';
+import type { Position } from '../../store/page.js';
+import type { Store } from '../../store/store.js';
+import { DeletedError, lookupableId, NotFoundError, RevokedCredentialsError, ValidationError, type FieldError } from '../shared/errors.js';
+import { BoundedCache } from '../shared/bounded-cache.js';
+import { newId } from '../shared/ids.js';
+import type { Cursors } from '../shared/pagination.js';
 
 export const OWNER_ROLES = ['UBO', 'DIRECTOR', 'COMPANY_OFFICER', 'CONTROL_PERSON', 'TRUSTEE', 'GENERAL_PARTNER'] as const;
 export const ID_TYPES = ['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID'] as const;

@@ -1,4 +1,4 @@
-import { NotImplementedError, type FieldError } from './errors.js';
+import { NotImplementedError, type FieldError } from '../shared/errors.js';
 
 /** The config fields of the interface this service stores and returns without acting on them. */
 
