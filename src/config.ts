@@ -4,7 +4,7 @@ import Value from 'typebox/value';
 
 export const API_VERSION = '2025-10-13';
 
-const ConfigSchema = Type.Object({
+export const ConfigSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
   DATA_DIR: Type.String({ default: './data', minLength: 1 }),

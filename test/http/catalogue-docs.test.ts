@@ -1,21 +1,16 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/http/error-catalogue.js';
+import { readDoc, tableRows } from '../helpers/markdown.js';
 
 const catalogue = Object.entries(ERROR_CATALOGUE).flatMap(([status, codes]) => Object.keys(codes).map((code) => `${status} ${code}`));
 
-/** The (status, code) rows of the README's error table, in the order written. */
-function readmeErrorRows(): string[] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const header = readme.indexOf('| Status | Code | Meaning |');
-  expect(header, 'the README has an error table').toBeGreaterThan(0);
-  const lines = readme.slice(header).split('\n').slice(2);
-  const table = lines.slice(0, lines.findIndex((l) => !l.startsWith('|')));
-  return table.map((line) => {
-    const cells = line.split('|').map((c) => c.trim());
-    expect(cells[1], line).toMatch(/^\d{3}$/);
-    expect(cells[2], line).toMatch(/^`[A-Z0-9_]+`$/);
-    return `${cells[1]} ${cells[2]!.slice(1, -1)}`;
+/** The (status, code) rows of the error table of docs/errors.md, in the order written. */
+function documentedErrorRows(): string[] {
+  return tableRows(readDoc('docs/errors.md'), '| Status | Code | Meaning |').map((cells) => {
+    const line = cells.join(' | ');
+    expect(cells[0], line).toMatch(/^\d{3}$/);
+    expect(cells[1], line).toMatch(/^`[A-Z0-9_]+`$/);
+    return `${cells[0]} ${cells[1]!.slice(1, -1)}`;
   });
 }
 
@@ -31,10 +26,10 @@ describe('error catalogue', () => {
     expect(catalogue.filter((row) => row.startsWith('400 '))).toHaveLength(44);
   });
 
-  it('is the README error table, row for row: none missing, none extra, none twice', () => {
-    const rows = readmeErrorRows();
+  it('is the error table of docs/errors.md, row for row: none missing, none extra, none twice', () => {
+    const rows = documentedErrorRows();
     expect(rows.filter((row, i) => rows.indexOf(row) !== i), 'rows written twice').toEqual([]);
     expect(rows.filter((row) => !catalogue.includes(row)), 'rows not in the catalogue').toEqual([]);
-    expect(catalogue.filter((row) => !rows.includes(row)), 'catalogue entries missing from the README').toEqual([]);
+    expect(catalogue.filter((row) => !rows.includes(row)), 'catalogue entries missing from docs/errors.md').toEqual([]);
   });
 });

@@ -9,8 +9,9 @@ import { basicAuth, describeEachEngine, engineAvailable } from '../helpers/test-
 /**
  * The owner list confirms its token in the statement that reads the page, so a token this process
  * has verified before is not read again (TokenService.authenticate, Principal.unconfirmed). These
- * tests hold that memory to the promise the README makes: a revoked token is refused at once, by
- * every process, whatever the answer would have been.
+ * tests hold that memory to the promise the Authentication section of
+ * docs/configuration-and-security.md makes: a revoked token is refused at once, by every process,
+ * whatever the answer would have been.
  */
 describeEachEngine('remembered tokens on the owner list', (t) => {
   /** A fresh VIEW token, its list already answered once (so this process remembers it), and a revoke that bypasses this process. */
