@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
 import { migrateToLatest } from '../../src/store/migrator.js';
+import { PreparedRead } from '../../src/store/prepared.js';
 import { insertPlatform } from '../../src/store/tokens-repo.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
 import { engineAvailable } from '../helpers/test-app.js';
@@ -85,19 +87,30 @@ describe('store.read [sqlite] at close', () => {
 });
 
 describe.skipIf(!engineAvailable('postgres'))('store.read [postgres]: prepared statements', () => {
-  it('a prepared statement whose result columns a migration changed runs again, unnamed', async () => {
+  it('a prepared statement whose result columns a migration changed runs again, unnamed: the query builder\'s and a hot read', async () => {
     const db = await createTestDatabase('postgres');
+    // One connection, so both statements are prepared on the session whose plans the migration invalidates.
     const store = openStore({ databaseUrl: db.databaseUrl, dataDir: db.dataDir, poolSize: 1 });
+    const other = new pg.Client({ connectionString: db.databaseUrl });
     try {
       await migrateToLatest(store);
       await insertPlatform(store.db, { id: 'Platform:changing', name: 'changing', created_at: 1 });
-      const read = () => sql<Record<string, unknown>>`select * from platforms where id = ${'Platform:changing'}`.execute(store.db);
-      expect((await read()).rows[0]).not.toHaveProperty('added_later');
-      // As a newer process's migration would, under this process's prepared statement.
-      await sql`alter table platforms add column added_later text`.execute(store.db);
-      expect((await read()).rows[0]).toHaveProperty('added_later', null);
-      expect((await read()).rows[0]).toHaveProperty('added_later', null);
+      const built = async () => (await sql<Record<string, unknown>>`select * from platforms where id = ${'Platform:changing'}`.execute(store.db)).rows[0];
+      const hot = new PreparedRead(store, (d, a: { id: string }) => d.selectFrom('platforms').selectAll().where('id', '=', a.id).compile(), { id: '\u0000id' });
+      const hotRead = () => hot.first({ id: 'Platform:changing' });
+      expect(await built()).not.toHaveProperty('added_later');
+      expect(await hotRead()).not.toHaveProperty('added_later');
+      const prepared = await sql<{ name: string }>`select name from pg_prepared_statements where statement like 'select * from%'`.execute(store.db);
+      expect(prepared.rows.map((r) => r.name.split('_')[0]).sort()).toEqual(['q', 'read']);
+      // As a newer process's migration would: in another session, under this process's prepared statements.
+      await other.connect();
+      await other.query('alter table platforms add column added_later text');
+      for (let i = 0; i < 2; i++) {
+        expect(await built()).toHaveProperty('added_later', null);
+        expect(await hotRead()).toHaveProperty('added_later', null);
+      }
     } finally {
+      await other.end();
       await store.close();
       await db.drop();
     }

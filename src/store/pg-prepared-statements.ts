@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+
+/** PostgreSQL refuses a prepared statement whose result columns changed under it (a migration by a newer process). */
+const CACHED_PLAN_CHANGED = '0A000';
+
+/** Where a statement runs: the pool (any connection) or one client of it. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
+}
+
+function isCachedPlanChanged(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === CACHED_PLAN_CHANGED && String(e.message).includes('cached plan must not change result type');
+}
+
+/**
+ * Server-side prepared statements named by their text (the prefix and a digest of it), so each is
+ * parsed and planned once per connection. At most `max` texts are named; later ones run unnamed.
+ * A text whose prepared form PostgreSQL refuses because its result columns changed runs again
+ * unnamed, and unnamed from then on on every connection.
+ */
+export class PreparedStatements {
+  // A cap, not an eviction (so a Map, not an LRU): forgetting a name frees nothing its connections prepared.
+  private readonly names = new Map<string, string>();
+
+  constructor(
+    private readonly prefix: string,
+    private readonly max: number,
+  ) {}
+
+  async query<R extends pg.QueryResultRow>(on: Queryable, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    const name = this.nameOf(text);
+    if (name === undefined) return on.query<R>({ text, values });
+    try {
+      return await on.query<R>({ name, text, values });
+    } catch (err) {
+      if (!isCachedPlanChanged(err)) throw err;
+      // Its prepared form is stale on some connections; the empty name marks it unnamed for good.
+      this.names.set(text, '');
+      return on.query<R>({ text, values });
+    }
+  }
+
+  private nameOf(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < this.max) {
+      name = `${this.prefix}_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      this.names.set(text, name);
+    }
+    return name || undefined;
+  }
+}
