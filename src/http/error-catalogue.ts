@@ -47,6 +47,7 @@ export const ERROR_CATALOGUE = {
     STABLECOIN_PROVIDER_ACCOUNT_REVOKED: 'Stablecoin provider account link revoked',
     STABLECOIN_PROVIDER_ACCOUNT_SELECTION_REQUIRED: 'Several active provider account links exist; pass stablecoinProviderAccountId',
     CARDHOLDER_KYC_NOT_APPROVED: "Cardholder's KYC status is not APPROVED, so a card cannot be issued",
+    FUNDING_SOURCE_INELIGIBLE: "A funding source is not an internal account of the cardholder, or not in the card's currency",
     TRANSACTION_SIZE_LIMIT_EXCEEDED: 'Amount exceeds the configured maximum single-transaction amount',
     EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED: 'Ownership of the destination account must be verified first',
   },

@@ -137,8 +137,7 @@ function fromDomain(err: DomainError): ApiError {
   if (err instanceof CardClosedError) return new ApiError(err.alreadyClosed ? 'CARD_ALREADY_CLOSED' : 'CARD_NOT_MUTABLE', err.message, { currentStatus: err.currentStatus });
   if (err instanceof InvalidStateError) return new ApiError('INVALID_STATE_TRANSITION', err.message, { currentStatus: err.currentStatus });
   if (err instanceof ValidationError) return new ApiError('INVALID_INPUT', err.message, { errors: err.errors });
-  // The Grid document's prose names FUNDING_SOURCE_INELIGIBLE, but its Error400 enum lacks it: a client validating the body would refuse it.
-  if (err instanceof IneligibleFundingSourceError) return new ApiError('INVALID_INPUT', err.message, { errors: err.errors });
+  if (err instanceof IneligibleFundingSourceError) return new ApiError('FUNDING_SOURCE_INELIGIBLE', err.message, { errors: err.errors });
   if (err instanceof KycNotApprovedError) return new ApiError('CARDHOLDER_KYC_NOT_APPROVED', err.message, { customerId: err.customerId, kycStatus: err.status });
   if (err instanceof WebhookEndpointNotSetError) return new ApiError('WEBHOOK_ENDPOINT_NOT_SET', err.message);
   if (err instanceof WebhookDeliveryError) return new ApiError('WEBHOOK_DELIVERY_ERROR', err.message, err.details);

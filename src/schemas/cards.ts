@@ -37,7 +37,7 @@ export const CardSchema = Type.Object(
 );
 
 const FUNDING_SOURCES_RULE =
-  "Internal account ids, in priority order: each must be an internal account of the cardholder in the card's currency (USD), else 400 INVALID_INPUT naming fundingSources[i]";
+  "Internal account ids, in priority order: each must be an internal account of the cardholder in the card's currency (USD), else 400 FUNDING_SOURCE_INELIGIBLE naming fundingSources[i]";
 const fundingSources = (description: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 10, uniqueItems: true, description });
 

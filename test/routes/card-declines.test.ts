@@ -201,7 +201,7 @@ describeEachEngine(
         const stranger = await activeFundedCard(t, t.caller, 1_000_000);
         const refused = await t.caller.req('POST', '/cards', { cardholderId: holder.cardholderId, form: 'VIRTUAL', fundingSources: [stranger.accountId, holder.accountId, wallet] });
         expect(refused.statusCode, refused.body).toBe(400);
-        expect(refused.json()).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [expect.objectContaining({ field: 'fundingSources[0]' })] } });
+        expect(refused.json()).toMatchObject({ code: 'FUNDING_SOURCE_INELIGIBLE', details: { errors: [expect.objectContaining({ field: 'fundingSources[0]' })] } });
         const res = await t.caller.req('POST', '/cards', { cardholderId: holder.cardholderId, form: 'VIRTUAL', fundingSources: [holder.accountId, wallet] });
         expect(res.statusCode, res.body).toBe(201);
         const cardId = res.json().id as string;

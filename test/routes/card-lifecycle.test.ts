@@ -145,7 +145,7 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
     const issue = (fundingSources: unknown) => caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources });
 
     const all = await issue([own, unknown, foreign, otherCustomer, euro]);
-    expectRefused(all, 400, 'INVALID_INPUT');
+    expectRefused(all, 400, 'FUNDING_SOURCE_INELIGIBLE');
     expect(all.json().details.errors.map((e: { field: string }) => e.field)).toEqual(['fundingSources[1]', 'fundingSources[2]', 'fundingSources[3]', 'fundingSources[4]']);
     // Unknown and foreign read alike; another customer's and another currency's say why.
     const [u, f, o, e] = all.json().details.errors.map((x: { message: string }) => x.message);
@@ -154,7 +154,7 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
     expect(e).toMatch(/EUR.*USD/);
     for (const bad of [unknown, foreign, otherCustomer, euro]) {
       const res = await issue([bad]);
-      expectRefused(res, 400, 'INVALID_INPUT');
+      expectRefused(res, 400, 'FUNDING_SOURCE_INELIGIBLE');
       expect(res.json().details.errors).toEqual([expect.objectContaining({ field: 'fundingSources[0]' })]);
     }
     for (const missing of [undefined, []]) {
@@ -179,7 +179,7 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
 
     const otherCustomer = await usdAccountOf(call, await insertTestCustomer(t, caller));
     const refused = await patch(card.id, { fundingSources: [usd, otherCustomer] });
-    expectRefused(refused, 400, 'INVALID_INPUT');
+    expectRefused(refused, 400, 'FUNDING_SOURCE_INELIGIBLE');
     expect(refused.json().details.errors).toEqual([expect.objectContaining({ field: 'fundingSources[1]' })]);
     expect((await call('GET', `/cards/${card.id}`)).body.fundingSources).toEqual([wallet, usd]);
 
