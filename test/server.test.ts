@@ -70,7 +70,7 @@ for (const engine of ENGINES) {
       expect((await fetch(`${server.baseUrl}/no-such-path`)).status).toBe(401);
       const notFound = await fetch(`${server.baseUrl}/no-such-path`, { headers: h });
       expect(notFound.status).toBe(404);
-      expect(await notFound.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      expect(await notFound.json()).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
 
       await fetch(`${server.baseUrl}/tokens`, { method: 'POST', headers: h, body: JSON.stringify({ name: 'second', permissions: ['VIEW'] }) });
       const page = await (await fetch(`${server.baseUrl}/tokens?limit=1`, { headers: h })).json();

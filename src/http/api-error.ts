@@ -28,5 +28,5 @@ export class ApiError extends Error {
 }
 
 export function routeNotFound(method: string, url: string): ApiError {
-  return new ApiError('NOT_FOUND', `No operation ${method} ${url.split('?')[0]}`);
+  return new ApiError('REFERENCE_NOT_FOUND', `No operation ${method} ${url.split('?')[0]}`);
 }

@@ -1,6 +1,8 @@
 /**
- * The closed catalogue of error codes: every code of the interface's 400, 401 and 500 tables,
- * plus the codes this service adds for statuses the interface does not list.
+ * The closed catalogue of error codes: every code of the interface's 400, 401 and 500 tables, and
+ * for every other status the codes this service sends, each from the Grid document's enum for that
+ * status (Error403, Error404, ...). Exceptions: 413 and 415, for which that document has no error
+ * schema, and SERVICE_SWITCH_ERROR, the 500 table's name for what its Error500 calls GRID_SWITCH_ERROR.
  */
 export const ERROR_CATALOGUE = {
   400: {
@@ -60,10 +62,10 @@ export const ERROR_CATALOGUE = {
   },
   403: { FORBIDDEN: 'The token lacks the permission this operation needs' },
   404: {
-    NOT_FOUND: 'Unknown route, or unknown resource of a kind the interface names no code for',
-    TRANSACTION_NOT_FOUND: 'Transaction not found (GET /transactions/{id})',
-    TOKEN_NOT_FOUND: 'API token not found (GET and DELETE /tokens/{id})',
+    TRANSACTION_NOT_FOUND: 'Transaction not found',
     USER_NOT_FOUND: 'Customer not found',
+    TOKEN_NOT_FOUND: 'API token not found',
+    REFERENCE_NOT_FOUND: 'Reference not found: an unknown route, or an unknown resource the interface names no code for',
   },
   405: { METHOD_NOT_ALLOWED: 'The path exists but not with this method' },
   409: {
@@ -86,7 +88,8 @@ export const ERROR_CATALOGUE = {
 
 type Catalogue = typeof ERROR_CATALOGUE;
 export type ErrorStatus = keyof Catalogue;
-export type ErrorCode = { [S in ErrorStatus]: keyof Catalogue[S] }[ErrorStatus];
+export type CodeOf<S extends ErrorStatus> = keyof Catalogue[S];
+export type ErrorCode = { [S in ErrorStatus]: CodeOf<S> }[ErrorStatus];
 
 export const STATUS_OF_CODE = Object.fromEntries(
   Object.entries(ERROR_CATALOGUE).flatMap(([status, codes]) => Object.keys(codes).map((code) => [code, Number(status)])),

@@ -13,6 +13,7 @@ import {
   InvalidStateError,
   KycNotApprovedError,
   NotFoundError,
+  type NotFoundResource,
   NotImplementedError,
   RevokedCredentialsError,
   ValidationError,
@@ -23,7 +24,7 @@ import type { TokenService } from '../domain/platform/tokens.js';
 import { ApiError, routeNotFound } from './api-error.js';
 import { unauthorized } from './auth.js';
 import { inRequestTransaction } from './idempotency.js';
-import type { ErrorCode } from './error-catalogue.js';
+import type { CodeOf } from './error-catalogue.js';
 import { fieldErrorsFromAjv } from './validation.js';
 
 declare module 'fastify' {
@@ -70,8 +71,17 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   return new ApiError('INTERNAL_ERROR', `An internal error occurred; quote reference ${request.id} when reporting it`);
 }
 
-/** The interface's 404 codes that name the missing thing; other resources answer NOT_FOUND. */
-const NOT_FOUND_CODES: Record<string, ErrorCode> = { Customer: 'USER_NOT_FOUND', Transaction: 'TRANSACTION_NOT_FOUND', Token: 'TOKEN_NOT_FOUND' };
+/** Each resource's 404 code: its own where the Grid document's Error404 enum has one, else REFERENCE_NOT_FOUND. */
+const NOT_FOUND_CODES: Record<NotFoundResource, CodeOf<404>> = {
+  Customer: 'USER_NOT_FOUND',
+  Transaction: 'TRANSACTION_NOT_FOUND',
+  CardTransaction: 'TRANSACTION_NOT_FOUND',
+  Token: 'TOKEN_NOT_FOUND',
+  BeneficialOwner: 'REFERENCE_NOT_FOUND',
+  InternalAccount: 'REFERENCE_NOT_FOUND',
+  Card: 'REFERENCE_NOT_FOUND',
+  WebhookEvent: 'REFERENCE_NOT_FOUND',
+};
 
 /** The client went away while its request was being read (the body stream was aborted or reset). */
 export function clientAborted(err: unknown, request: FastifyRequest): boolean {
@@ -121,7 +131,7 @@ async function withReferenceErrors(apiError: ApiError, request: FastifyRequest):
 }
 
 function fromDomain(err: DomainError): ApiError {
-  if (err instanceof NotFoundError) return new ApiError(NOT_FOUND_CODES[err.resource] ?? 'NOT_FOUND', err.message);
+  if (err instanceof NotFoundError) return new ApiError(NOT_FOUND_CODES[err.resource], err.message);
   if (err instanceof ConflictError) return new ApiError(err.clash === 'umaAddress' ? 'UMA_ADDRESS_EXISTS' : 'CONFLICT', err.message);
   if (err instanceof DeletedError) return new ApiError('CUSTOMER_DELETED', err.message);
   if (err instanceof CardClosedError) return new ApiError(err.alreadyClosed ? 'CARD_ALREADY_CLOSED' : 'CARD_NOT_MUTABLE', err.message, { currentStatus: err.currentStatus });

@@ -34,7 +34,7 @@ export const sandboxInternalAccountRoutes: RouteModule = (app, { internalAccount
         summary: 'Fund an internal account',
         description:
           'Credits the account (both balances rise by the amount) and answers it; an INTERNAL_ACCOUNT.BALANCE_UPDATED webhook follows. ' +
-          'Unknown or foreign account: 404. Production: 404, as for an unknown path.',
+          'Unknown or foreign account: 404 REFERENCE_NOT_FOUND. Production: 404, as for an unknown path.',
         params: AccountIdParamSchema,
         body: FundInternalAccountBody,
         response: { 200: InternalAccountSchema, ...errorResponses(400, 404, 415) },

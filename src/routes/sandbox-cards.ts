@@ -15,8 +15,8 @@ interface Simulator {
 
 const REFUSALS =
   ' Validated against the state the transaction will have once every operation already accepted lands, so calls can be chained ' +
-  'without waiting. Wrong state: 409 INVALID_STATE_TRANSITION naming that status; nothing is queued. Unknown or foreign card, or a ' +
-  'transaction not on this card: 404. Production: 404, as for an unknown path.';
+  'without waiting. Wrong state: 409 INVALID_STATE_TRANSITION naming that status; nothing is queued. Unknown or foreign card: 404 ' +
+  'REFERENCE_NOT_FOUND; a transaction not on this card: 404 TRANSACTION_NOT_FOUND. Production: 404, as for an unknown path.';
 
 const SIMULATORS: Simulator[] = [
   { name: 'clearing', summary: 'Simulate a card clearing', body: AmountBody('Amount to settle, 0 or more; 0 expires a fully open authorization, an amount above the open amount settles it, the extra included', 0), description: 'Settles part (PARTIALLY_SETTLED) or all (SETTLED) of an AUTHORIZED or PARTIALLY_SETTLED transaction; an amount at or above the open amount makes it SETTLED (over-authorization such as a tip). Amount 0 expires a fully open (AUTHORIZED, nothing settled) transaction exactly as authorization_expiry (EXPIRED); on a PARTIALLY_SETTLED one it is a 409.' },
@@ -41,7 +41,7 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
           'INSUFFICIENT_FUNDS when no funding source has the amount available or the descriptor ends in 002. A declined one holds nothing and ' +
           'sends CARD_TRANSACTION.DECLINED. Descriptor 005: the pull is confirmed after SANDBOX_DELAYED_PULL_MS (pullSummary.pendingCount ' +
           'meanwhile); 006: the pull is reported failed and the transaction becomes EXCEPTION. Accepted whatever the card\'s state. ' +
-          'Unknown or foreign card: 404. Production: 404, as for an unknown path.',
+          'Unknown or foreign card: 404 REFERENCE_NOT_FOUND. Production: 404, as for an unknown path.',
         params: IdParamSchema,
         body: AuthorizationBody,
         response: { 202: AuthorizationResponse, ...errorResponses(400, 404, 409, 415) },

@@ -26,7 +26,7 @@ describeEachEngine('error model', (t) => {
     for (const url of [`${BASE}/nothing-here`, '/2024-01-01/tokens', '/tokens', '/']) {
       const res = await t.app.inject({ url, headers: { authorization: t.caller.auth } });
       expect(res.statusCode, url).toBe(404);
-      expect(res.json()).toEqual({ status: 404, code: 'NOT_FOUND', message: expect.any(String) });
+      expect(res.json()).toEqual({ status: 404, code: 'REFERENCE_NOT_FOUND', message: expect.any(String) });
     }
   });
 
@@ -143,9 +143,9 @@ describeEachEngine('error model', (t) => {
     const raw = (method: InjectOptions['method'], url: string, headers: Record<string, string> = {}, payload?: string) => t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
 
     const cases: [label: string, status: number, code: string, send: () => Promise<LightMyRequestResponse>][] = [
-      ['unknown path', 404, 'NOT_FOUND', () => t.caller.req('GET', '/nothing-here')],
-      ['unknown version', 404, 'NOT_FOUND', () => raw('GET', '/2024-01-01/tokens', h)],
-      ['no version', 404, 'NOT_FOUND', () => raw('GET', '/tokens', h)],
+      ['unknown path', 404, 'REFERENCE_NOT_FOUND', () => t.caller.req('GET', '/nothing-here')],
+      ['unknown version', 404, 'REFERENCE_NOT_FOUND', () => raw('GET', '/2024-01-01/tokens', h)],
+      ['no version', 404, 'REFERENCE_NOT_FOUND', () => raw('GET', '/tokens', h)],
       ['id longer than the router takes', 400, 'INVALID_REQUEST_FORMAT', () => t.caller.req('GET', `/tokens/${'x'.repeat(300)}`)],
       ['id longer than the schema allows', 400, 'INVALID_INPUT', () => t.caller.req('GET', `/tokens/${'x'.repeat(150)}`)],
       ['bad percent-encoding', 400, 'INVALID_REQUEST_FORMAT', () => t.caller.req('GET', '/tokens/%E0%A4%A')],
@@ -172,10 +172,10 @@ describeEachEngine('error model', (t) => {
       ['revoking an unknown token', 404, 'TOKEN_NOT_FOUND', () => t.caller.req('DELETE', `/tokens/${unknownId('Token')}`)],
       ['unknown customer', 404, 'USER_NOT_FOUND', () => t.caller.req('GET', `/customers/${unknownId('Customer')}`)],
       ['foreign customer', 404, 'USER_NOT_FOUND', () => t.caller.req('GET', `/customers/${theirCustomer}`)],
-      ['unknown owner', 404, 'NOT_FOUND', () => t.caller.req('GET', `/beneficial-owners/${unknownId('BeneficialOwner')}`)],
-      ['patching an unknown owner', 404, 'NOT_FOUND', () => t.caller.req('PATCH', `/beneficial-owners/${unknownId('BeneficialOwner')}`, { ownershipPercentage: 10 })],
-      ['unknown card', 404, 'NOT_FOUND', () => t.caller.req('GET', `/cards/${unknownId('Card')}`)],
-      ['changing an unknown card', 404, 'NOT_FOUND', () => t.caller.req('PATCH', `/cards/${unknownId('Card')}`, { state: 'FROZEN' })],
+      ['unknown owner', 404, 'REFERENCE_NOT_FOUND', () => t.caller.req('GET', `/beneficial-owners/${unknownId('BeneficialOwner')}`)],
+      ['patching an unknown owner', 404, 'REFERENCE_NOT_FOUND', () => t.caller.req('PATCH', `/beneficial-owners/${unknownId('BeneficialOwner')}`, { ownershipPercentage: 10 })],
+      ['unknown card', 404, 'REFERENCE_NOT_FOUND', () => t.caller.req('GET', `/cards/${unknownId('Card')}`)],
+      ['changing an unknown card', 404, 'REFERENCE_NOT_FOUND', () => t.caller.req('PATCH', `/cards/${unknownId('Card')}`, { state: 'FROZEN' })],
       ['card for a cardholder not approved', 400, 'CARDHOLDER_KYC_NOT_APPROVED', () => t.caller.req('POST', '/cards', { cardholderId: unapproved, form: 'VIRTUAL', fundingSources: [unapprovedAccount] })],
       ["card funded by another customer's account", 400, 'FUNDING_SOURCE_INELIGIBLE', () => t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [unapprovedAccount] })],
       ['unfreezing an active card', 409, 'INVALID_STATE_TRANSITION', () => t.caller.req('PATCH', `/cards/${card}`, { state: 'ACTIVE' })],
@@ -183,11 +183,13 @@ describeEachEngine('error model', (t) => {
       ['funding sources of a closed card', 409, 'CARD_NOT_MUTABLE', () => t.caller.req('PATCH', `/cards/${closedCard}`, { fundingSources: [unapprovedAccount] })],
       ['KYC of an unknown customer', 404, 'USER_NOT_FOUND', () => t.caller.req('POST', `/sandbox/customers/${unknownId('Customer')}/kyc`, { status: 'APPROVED' })],
       ['unknown transaction', 404, 'TRANSACTION_NOT_FOUND', () => t.caller.req('GET', `/transactions/${unknownId('CardTransaction')}`)],
-      ['unknown webhook event', 404, 'NOT_FOUND', () => t.caller.req('GET', `/webhook-events/${unknownId('Webhook')}`)],
-      ['redelivering an unknown event', 404, 'NOT_FOUND', () => t.caller.req('POST', `/webhook-events/${unknownId('Webhook')}/redeliver`)],
-      ['simulation on an unknown card', 404, 'NOT_FOUND', () => t.caller.req('POST', `/sandbox/cards/${unknownId('Card')}/simulate/authorization`, authorization)],
-      ['simulation on a transaction of another card', 404, 'NOT_FOUND', () => t.caller.req('POST', `/sandbox/cards/${otherCard}/simulate/clearing`, { cardTransactionId: txn, amount: 10 })],
-      ['sandbox path with a production token', 404, 'NOT_FOUND', () => production.req('POST', `/sandbox/cards/${card}/simulate/authorization`, authorization)],
+      ['unknown webhook event', 404, 'REFERENCE_NOT_FOUND', () => t.caller.req('GET', `/webhook-events/${unknownId('Webhook')}`)],
+      ['redelivering an unknown event', 404, 'REFERENCE_NOT_FOUND', () => t.caller.req('POST', `/webhook-events/${unknownId('Webhook')}/redeliver`)],
+      ['simulation on an unknown card', 404, 'REFERENCE_NOT_FOUND', () => t.caller.req('POST', `/sandbox/cards/${unknownId('Card')}/simulate/authorization`, authorization)],
+      ['simulation on a transaction of another card', 404, 'TRANSACTION_NOT_FOUND', () => t.caller.req('POST', `/sandbox/cards/${otherCard}/simulate/clearing`, { cardTransactionId: txn, amount: 10 })],
+      ['simulation on an unknown transaction', 404, 'TRANSACTION_NOT_FOUND', () => t.caller.req('POST', `/sandbox/cards/${card}/simulate/clearing`, { cardTransactionId: unknownId('CardTransaction'), amount: 10 })],
+      ['funding an unknown internal account', 404, 'REFERENCE_NOT_FOUND', () => t.caller.req('POST', `/sandbox/internal-accounts/${unknownId('InternalAccount')}/fund`, { amount: 1 })],
+      ['sandbox path with a production token', 404, 'REFERENCE_NOT_FOUND', () => production.req('POST', `/sandbox/cards/${card}/simulate/authorization`, authorization)],
       ['return on an authorized transaction', 409, 'INVALID_STATE_TRANSITION', () => t.caller.req('POST', `/sandbox/cards/${card}/simulate/return`, { cardTransactionId: txn, amount: 10 })],
       ['return reversal on an authorized transaction', 409, 'INVALID_STATE_TRANSITION', () => t.caller.req('POST', `/sandbox/cards/${card}/simulate/return_reversal`, { cardTransactionId: txn })],
       ['no credentials', 401, 'UNAUTHORIZED', () => raw('GET', `${BASE}/tokens`)],

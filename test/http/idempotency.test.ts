@@ -253,7 +253,7 @@ describeEachEngine('Idempotency-Key', (t) => {
     const invalid = await sendTwice(caller, 'POST', '/cards', { form: 'PHYSICAL' });
     expectError(invalid, 400, 'INVALID_INPUT');
     const missing = await sendTwice(caller, 'POST', '/webhook-events/WebhookEvent:0190ffff-0000-7000-8000-000000000000/redeliver');
-    expectError(missing, 404, 'NOT_FOUND');
+    expectError(missing, 404, 'REFERENCE_NOT_FOUND');
   });
 
   it('rolls back and keeps nothing on a 5xx, so a retry with the key runs', async () => {

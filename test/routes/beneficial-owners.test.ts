@@ -165,7 +165,7 @@ describeEachEngine('beneficial owners: create, get, update', (t) => {
     for (const [caller, id] of [[t.caller, 'BeneficialOwner:0190ffff-0000-7000-8000-000000000000'], [other, owner.id]] as const) {
       const got = await caller.req('GET', `/beneficial-owners/${id}`);
       expect(got.statusCode).toBe(404);
-      expect(got.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      expect(got.json()).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
       expect((await caller.req('PATCH', `/beneficial-owners/${id}`, { ownershipPercentage: 1 })).statusCode).toBe(404);
     }
     expect((await t.caller.req('GET', `/beneficial-owners/${owner.id}`)).json()).toMatchObject({ ownershipPercentage: 25 });

@@ -121,7 +121,7 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
     expectRefused(await patch(active.id, { state: 'PROCESSING' }), 400, 'INVALID_INPUT');
     expectRefused(await patch(active.id, { state: 'FROZEN', colour: 'red' }), 400, 'INVALID_INPUT');
     expectRefused(await patch(active.id, { fundingSources: [] }), 400, 'INVALID_INPUT');
-    expectRefused(await patch('Card:019542f5-b3e7-7d02-8000-00000000dead', { state: 'FROZEN' }), 404, 'NOT_FOUND');
+    expectRefused(await patch('Card:019542f5-b3e7-7d02-8000-00000000dead', { state: 'FROZEN' }), 404, 'REFERENCE_NOT_FOUND');
     for (const id of [active.id, frozen.id, closed.id]) {
       expect((await call('GET', `/cards/${id}`)).body, id).toEqual(before.get(id));
       expect(await eventsBefore(id), id).toBe(counts.get(id));

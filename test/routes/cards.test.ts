@@ -48,7 +48,7 @@ describeEachEngine('cards and transactions', (t) => {
       for (const id of [foreign.id, 'Card:nope']) {
         const res = await t.caller.req('GET', `/cards/${id}`);
         expect(res.statusCode).toBe(404);
-        expect(res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+        expect(res.json()).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
       }
     });
   });

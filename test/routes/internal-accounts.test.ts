@@ -137,8 +137,8 @@ describeEachEngine('internal accounts', (t) => {
       const customer = (await caller.req('POST', '/customers', individual('Guarded'))).json().id as string;
       const account = await accountOf(caller, customer);
       const other = await t.newCaller();
-      expect(expectErrorObject(await other.req('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 1 }), 'error')).toMatchObject({ status: 404, code: 'NOT_FOUND' });
-      expect(expectErrorObject(await caller.req('POST', '/sandbox/internal-accounts/InternalAccount:0190ffff-0000-7000-8000-000000000000/fund', { amount: 1 }), 'error')).toMatchObject({ status: 404 });
+      expect(expectErrorObject(await other.req('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 1 }), 'error')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
+      expect(expectErrorObject(await caller.req('POST', '/sandbox/internal-accounts/InternalAccount:0190ffff-0000-7000-8000-000000000000/fund', { amount: 1 }), 'error')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
       for (const amount of [0, -5, 1.5, 100_000_000_001, '10']) {
         expect(expectErrorObject(await caller.req('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount }), String(amount))).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
       }
@@ -146,7 +146,7 @@ describeEachEngine('internal accounts', (t) => {
       const asViewer = await t.app.inject({ method: 'POST', url: `${BASE}/sandbox/internal-accounts/${account.id}/fund`, headers: { authorization: basicAuth(viewer.clientId, viewer.clientSecret) }, payload: { amount: 1 } });
       expect(expectErrorObject(asViewer, 'error')).toMatchObject({ status: 403, code: 'FORBIDDEN' });
       const production = await t.newCaller('production');
-      expect(expectErrorObject(await production.req('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 1 }), 'error')).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      expect(expectErrorObject(await production.req('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 1 }), 'error')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
       expect(balances(await accountOf(caller, customer))).toEqual({ available: 0, total: 0 });
     });
   });

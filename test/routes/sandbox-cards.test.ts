@@ -252,16 +252,16 @@ describeEachEngine('sandbox card simulators', (t) => {
     it('answers 404 for an unknown or foreign card and for a transaction not on that card', async () => {
       const { id } = await authorize(100);
       await drain();
-      const cases: [string, string, Caller][] = [
-        ['Card:unknown', id, t.caller],
-        [cardId, id, other],
-        [otherCardId, id, t.caller],
-        [cardId, 'CardTransaction:unknown', t.caller],
+      const cases: [string, string, Caller, string][] = [
+        ['Card:unknown', id, t.caller, 'REFERENCE_NOT_FOUND'],
+        [cardId, id, other, 'REFERENCE_NOT_FOUND'],
+        [otherCardId, id, t.caller, 'TRANSACTION_NOT_FOUND'],
+        [cardId, 'CardTransaction:unknown', t.caller, 'TRANSACTION_NOT_FOUND'],
       ];
-      for (const [card, txnId, caller] of cases) {
+      for (const [card, txnId, caller, code] of cases) {
         const res = await sim('authorization_expiry', { cardTransactionId: txnId }, card, caller);
         expect(res.statusCode).toBe(404);
-        expect(res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+        expect(res.json()).toMatchObject({ status: 404, code });
       }
       expect((await sim('authorization', { amount: 1, merchant: { descriptor: 'X' } }, 'Card:unknown')).statusCode).toBe(404);
       expect((await other.req('GET', `/transactions/${id}`)).json()).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
@@ -283,10 +283,10 @@ describeEachEngine('sandbox card simulators', (t) => {
         const url = `/sandbox/cards/${cardId}/simulate/${kind}`;
         const res = await prod.req('POST', url, { cardTransactionId: 'CardTransaction:x' });
         expect(res.statusCode).toBe(404);
-        expect(res.json()).toEqual({ status: 404, code: 'NOT_FOUND', message: `No operation POST ${BASE}${url}` });
+        expect(res.json()).toEqual({ status: 404, code: 'REFERENCE_NOT_FOUND', message: `No operation POST ${BASE}${url}` });
       }
       const unknown = await t.caller.req('POST', `/sandbox/cards/${cardId}/simulate/teleport`, {});
-      expect(unknown.json()).toEqual({ status: 404, code: 'NOT_FOUND', message: `No operation POST ${BASE}/sandbox/cards/${cardId}/simulate/teleport` });
+      expect(unknown.json()).toEqual({ status: 404, code: 'REFERENCE_NOT_FOUND', message: `No operation POST ${BASE}/sandbox/cards/${cardId}/simulate/teleport` });
     });
   });
 

@@ -164,7 +164,7 @@ describeEachEngine(
         const own = await insertTestCustomer(t, production);
         const res = await production.req('POST', `/sandbox/customers/${own}/kyc`, { status: 'APPROVED' });
         expect(res.statusCode).toBe(404);
-        expect(expectErrorObject(res, 'production').code).toBe('NOT_FOUND');
+        expect(expectErrorObject(res, 'production').code).toBe('REFERENCE_NOT_FOUND');
         expect(statusOf((await production.req('GET', `/customers/${own}`)).json())).toBe('UNVERIFIED');
       });
     });

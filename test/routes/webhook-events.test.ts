@@ -66,7 +66,7 @@ describeEachEngine(
       ] as const) {
         const res = await other.req(method, url);
         expect(res.statusCode).toBe(404);
-        expect(res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+        expect(res.json()).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
         const unknown = await other.req(method, url.replace(id, 'Webhook:01900000-0000-7000-8000-000000000000'));
         expect(unknown.statusCode).toBe(404);
         expect(unknown.json().message.replace('Webhook:01900000-0000-7000-8000-000000000000', id)).toBe(res.json().message);
@@ -119,7 +119,7 @@ describeEachEngine(
       const prod = await t.newCaller('production');
       const res = await prod.req('POST', '/sandbox/webhooks/test');
       expect(res.statusCode).toBe(404);
-      expect(res.json().code).toBe('NOT_FOUND');
+      expect(res.json().code).toBe('REFERENCE_NOT_FOUND');
     });
   },
   { JOB_POLL_MS: '20' },

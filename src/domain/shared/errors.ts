@@ -28,9 +28,12 @@ export class RevokedCredentialsError extends DomainError {
   }
 }
 
+/** Every kind of resource a lookup can miss; the HTTP layer gives each its 404 code. */
+export type NotFoundResource = 'Customer' | 'BeneficialOwner' | 'InternalAccount' | 'Card' | 'Transaction' | 'CardTransaction' | 'WebhookEvent' | 'Token';
+
 /** The named resource does not exist for this platform (a foreign one looks the same). */
 export class NotFoundError extends DomainError {
-  constructor(readonly resource: string, readonly id: string) {
+  constructor(readonly resource: NotFoundResource, readonly id: string) {
     super(`${resource} ${id} was not found`);
   }
 }

@@ -105,7 +105,7 @@ export class WebhookEventLog {
 
   async get(platformId: string, id: string): Promise<WebhookEventView & { attempts: WebhookAttemptView[] }> {
     const row = await findWebhookEventRow(this.store.db, platformId, id);
-    if (!row) throw new NotFoundError('Webhook event', id);
+    if (!row) throw new NotFoundError('WebhookEvent', id);
     const attempts = await listWebhookAttempts(this.store.db, id);
     return { ...renderEvent(row), attempts: attempts.map(renderAttempt) };
   }
@@ -116,7 +116,7 @@ export class WebhookEventLog {
    */
   async redeliver(platformId: string, id: string): Promise<WebhookEventView> {
     const row = await findWebhookEventRow(this.store.db, platformId, id);
-    if (!row) throw new NotFoundError('Webhook event', id);
+    if (!row) throw new NotFoundError('WebhookEvent', id);
     const config = await this.platformConfig.load(platformId);
     if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
     const now = Date.now();
