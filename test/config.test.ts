@@ -41,6 +41,13 @@ describe('configuration', () => {
     expect(message).toMatch(/WEBHOOK_ALLOWED_NETWORKS=.*not a CIDR.*10\.0\.0\.1, example\.com\/24$/);
   });
 
+  it('turns each variable into its setting: the worker switch, the log level, and the defaults of every other', () => {
+    expect(loadConfig({ WORKER_ENABLED: '0', LOG_LEVEL: 'silent' })).toMatchObject({ workerEnabled: false, logLevel: 'silent' });
+    expect(loadConfig({})).toMatchObject({ workerEnabled: true, logLevel: 'info', ownerPageCacheBytes: 33_554_432, rateLimitPerToken: 0, authFailuresPerAddress: 100 });
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL="loud"/);
+    expect(() => loadConfig({ WORKER_ENABLED: 'yes' })).toThrow(/WORKER_ENABLED="yes"/);
+  });
+
   it('SQLite commits with synchronous=FULL unless SQLITE_SYNCHRONOUS=NORMAL opts out', () => {
     expect(loadConfig({}).sqliteSynchronous).toBe('FULL');
     expect(loadConfig({ SQLITE_SYNCHRONOUS: 'NORMAL' }).sqliteSynchronous).toBe('NORMAL');
