@@ -68,6 +68,8 @@ const SETTINGS = {
   keepAliveTimeoutMs: env('KEEP_ALIVE_TIMEOUT_MS', Type.Integer({ default: 72_000, minimum: 100 })),
   // Open connections one process accepts; more are closed at once.
   maxConnections: env('MAX_CONNECTIONS', Type.Integer({ default: 10_000, minimum: 1 })),
+  // After SIGTERM/SIGINT, how long a process may drain before it exits anyway; unset, see Config.
+  shutdownTimeoutMs: optionalEnv('SHUTDOWN_TIMEOUT_MS', Type.Integer({ minimum: 100 })),
   // Failed authentications allowed per client id, and per client address, within the window; then 429.
   authFailuresPerClient: env('AUTH_FAILURES_PER_CLIENT', Type.Integer({ default: 10, minimum: 1 })),
   authFailuresPerAddress: env('AUTH_FAILURES_PER_ADDRESS', Type.Integer({ default: 100, minimum: 1 })),
@@ -89,8 +91,17 @@ function cidrs(list: string): string[] {
 }
 
 type Settings = typeof SETTINGS;
-/** Every setting as the process uses it. */
-export type Config = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+type ParsedSettings = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+
+/**
+ * Every setting as the process uses it. SHUTDOWN_TIMEOUT_MS, when unset, is REQUEST_TIMEOUT_MS +
+ * WEBHOOK_TIMEOUT_MS + 5 s: a request in flight may take the first to arrive and the second to send
+ * the test webhook, and a running delivery takes at most the second.
+ */
+export type Config = Omit<ParsedSettings, 'shutdownTimeoutMs'> & { shutdownTimeoutMs: number };
+
+/** What the drain may take beyond the timeouts: the last commits and closing the database. */
+const SHUTDOWN_MARGIN_MS = 5_000;
 
 /** The environment's variables, each with its schema. */
 const ConfigSchema = Type.Object(Object.fromEntries(Object.values(SETTINGS).map((s) => [s.env, s.schema])));
@@ -129,11 +140,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   if (problems.size > 0) throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
-  const c = parsed as Config;
+  const c = parsed as ParsedSettings;
   if (c.headersTimeoutMs > c.requestTimeoutMs) problem('HEADERS_TIMEOUT_MS', 'must not exceed REQUEST_TIMEOUT_MS');
   if (c.workerEnabled && c.jobLeaseMs <= c.webhookTimeoutMs + JOB_LEASE_MARGIN_MS) {
     problems.set('JOB_LEASE_MS', `JOB_LEASE_MS=${c.jobLeaseMs} must be greater than WEBHOOK_TIMEOUT_MS (${c.webhookTimeoutMs}) + ${JOB_LEASE_MARGIN_MS} ms, as leases are not renewed while a delivery runs: raise JOB_LEASE_MS or lower WEBHOOK_TIMEOUT_MS (or set WORKER_ENABLED=0 for a process that runs no jobs)`);
   }
   if (problems.size > 0) throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
-  return c;
+  return { ...c, shutdownTimeoutMs: c.shutdownTimeoutMs ?? c.requestTimeoutMs + c.webhookTimeoutMs + SHUTDOWN_MARGIN_MS };
 }
