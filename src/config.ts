@@ -104,7 +104,7 @@ export type Config = Omit<ParsedSettings, 'shutdownTimeoutMs'> & { shutdownTimeo
 const SHUTDOWN_MARGIN_MS = 5_000;
 
 /** The environment's variables, each with its schema. */
-const ConfigSchema = Type.Object(Object.fromEntries(Object.values(SETTINGS).map((s) => [s.env, s.schema])));
+export const ConfigSchema = Type.Object(Object.fromEntries(Object.values(SETTINGS).map((s) => [s.env, s.schema])));
 
 export class ConfigError extends Error {}
 
