@@ -33,6 +33,8 @@ export interface ApiOperation {
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
+  /** The clock of the failed-authentication throttle and the per-token rate limit (a test advances its own). */
+  now?: () => number;
 }
 
 const DOCS_PREFIX = `${BASE_PATH}/docs`;
@@ -73,7 +75,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   registerErrorHandling(app, services.tokens);
   registerIdempotency(app, services.idempotencyKeys);
 
-  const authenticate = basicAuth(services.tokens, services.config);
+  const authenticate = basicAuth(services.tokens, services.config, opts.now);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {

@@ -37,6 +37,7 @@ export async function superviseCluster(config: Config): Promise<void> {
   const children = Array.from({ length: config.httpProcesses }, (_, i) => fork(i));
   children[0]!.once('listening', (address) => printBanner(config, address.port, firstToken, engine, config.httpProcesses));
 
+  // Each server process bounds its own drain (SHUTDOWN_TIMEOUT_MS), so this waits at most that long.
   const shutdown = () => {
     if (closing) return;
     closing = true;

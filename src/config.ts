@@ -1,101 +1,110 @@
 import ipaddr from 'ipaddr.js';
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
 
 export const API_VERSION = '2025-10-13';
 
-export const ConfigSchema = Type.Object({
-  HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
-  PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
-  DATA_DIR: Type.String({ default: './data', minLength: 1 }),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  // FULL: a commit (so a 202) survives a power loss; NORMAL survives a process crash only, for faster commits.
-  SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], { default: 'FULL' }),
-  SERVICE_ENV: Type.Union([Type.Literal('sandbox'), Type.Literal('production')], { default: 'sandbox' }),
-  LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-    { default: 'info' },
-  ),
-  // Comma-separated delays in seconds before each retry of a webhook delivery.
-  WEBHOOK_RETRY_SCHEDULE: Type.String({ default: '5,30,120,600,1800,3600,7200,14400,28800,43200,86400,86400', pattern: '^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$' }),
-  WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1 }),
-  // Comma-separated CIDRs webhooks may reach even from a server exposed to other machines.
-  WEBHOOK_ALLOWED_NETWORKS: Type.String({ default: '' }),
-  // Webhook deliveries one process has in flight at once (they wait on the network).
-  WEBHOOK_CONCURRENCY: Type.Integer({ default: 64, minimum: 1, maximum: 1000 }),
-  // How long a worker owns a claimed job before another process may take it over.
-  JOB_LEASE_MS: Type.Integer({ default: 30_000, minimum: 100 }),
-  JOB_POLL_MS: Type.Integer({ default: 250, minimum: 1 }),
-  // On PostgreSQL, while wake-ups from other processes arrive (LISTEN/NOTIFY): the slowest poll.
-  JOB_SAFETY_POLL_MS: Type.Integer({ default: 5_000, minimum: 1 }),
-  JOB_CONCURRENCY: Type.Integer({ default: 128, minimum: 1, maximum: 1000 }),
-  // Finished jobs (done or failed) are deleted this long after they finished (7 days).
-  JOB_RETENTION_MS: Type.Integer({ default: 604_800_000, minimum: 1_000 }),
-  // Webhook attempts older than this are deleted; 0 keeps them as long as their events (for ever).
-  WEBHOOK_ATTEMPT_RETENTION_MS: Type.Integer({ default: 0, minimum: 0 }),
-  // How long after its creation a sandbox customer's KYC/KYB is approved (when the platform leaves sandboxKycAutoApproval on).
-  SANDBOX_KYC_APPROVAL_DELAY_MS: Type.Integer({ default: 1_000, minimum: 0, maximum: 86_400_000 }),
-  // Set to 0 to run an API-only process; jobs are then left to other processes.
-  WORKER_ENABLED: Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }),
-  // Server processes sharing the port (node:cluster); more use more cores.
-  HTTP_PROCESSES: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
-  // The whole request (headers and body) must arrive within this; a slow body is cut off.
-  REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
-  // The request's headers must arrive within this (at most REQUEST_TIMEOUT_MS).
-  HEADERS_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
-  // An idle keep-alive connection is closed after this (above the usual 60 s idle timeout of load balancers).
-  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 100 }),
-  // Open connections one process accepts; more are closed at once.
-  MAX_CONNECTIONS: Type.Integer({ default: 10_000, minimum: 1 }),
-  // Failed authentications allowed per client id, and per client address, within the window; then 429.
-  AUTH_FAILURES_PER_CLIENT: Type.Integer({ default: 10, minimum: 1 }),
-  AUTH_FAILURES_PER_ADDRESS: Type.Integer({ default: 100, minimum: 1 }),
-  AUTH_FAILURE_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 100 }),
-  // Requests one token may send per window (per process); 0, the default, turns the limit off.
-  RATE_LIMIT_PER_TOKEN: Type.Integer({ default: 0, minimum: 0 }),
-  RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1_000 }),
-  // Sandbox: how long the pull of an authorization whose descriptor ends in 005 stays pending (Grid: about 30 s).
-  SANDBOX_DELAYED_PULL_MS: Type.Integer({ default: 30_000, minimum: 0 }),
-  // Bytes of owner pages one process keeps to answer again after a version check; 0 keeps none.
-  OWNER_PAGE_CACHE_BYTES: Type.Integer({ default: 33_554_432, minimum: 0, maximum: 4_294_967_296 }),
-});
-
-export type RawConfig = Static<typeof ConfigSchema>;
-
-export interface Config {
-  host: string;
-  port: number;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  sqliteSynchronous: 'FULL' | 'NORMAL';
-  serviceEnv: 'sandbox' | 'production';
-  logLevel: string;
-  webhookRetryScheduleMs: number[];
-  webhookTimeoutMs: number;
-  webhookAllowedNetworks: string[];
-  webhookConcurrency: number;
-  jobLeaseMs: number;
-  jobPollMs: number;
-  jobSafetyPollMs: number;
-  jobConcurrency: number;
-  jobRetentionMs: number;
-  webhookAttemptRetentionMs: number;
-  workerEnabled: boolean;
-  sandboxKycApprovalDelayMs: number;
-  httpProcesses: number;
-  requestTimeoutMs: number;
-  headersTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  maxConnections: number;
-  authFailuresPerClient: number;
-  authFailuresPerAddress: number;
-  authFailureWindowMs: number;
-  /** Requests per token per window; 0 when there is no limit. */
-  rateLimitPerToken: number;
-  rateLimitWindowMs: number;
-  sandboxDelayedPullMs: number;
-  ownerPageCacheBytes: number;
+/** One setting: its environment variable, the schema its value must meet, and the Config field made of the checked value. */
+interface Setting<V, T> {
+  env: string;
+  schema: TSchema;
+  /** Throws a ConfigError with the message (not the name) for a value the schema cannot judge. */
+  parse: (value: V) => T;
 }
+
+function env<S extends TSchema>(name: string, schema: S): Setting<Static<S>, Static<S>>;
+function env<S extends TSchema, T>(name: string, schema: S, parse: (value: Static<S>) => T): Setting<Static<S>, T>;
+function env(name: string, schema: TSchema, parse = (value: unknown): unknown => value): Setting<unknown, unknown> {
+  return { env: name, schema, parse };
+}
+
+/** A setting without a default: the field is undefined when the variable is unset (or empty). */
+function optionalEnv<S extends TSchema>(name: string, schema: S): Setting<Static<S> | undefined, Static<S> | undefined> {
+  return { env: name, schema: Type.Optional(schema), parse: (value) => value };
+}
+
+/** Every setting, once: the Config type and the environment's schema are both made from this table. */
+const SETTINGS = {
+  host: env('HOST', Type.String({ default: '127.0.0.1', minLength: 1 })),
+  port: env('PORT', Type.Integer({ default: 8080, minimum: 0, maximum: 65535 })),
+  dataDir: env('DATA_DIR', Type.String({ default: './data', minLength: 1 })),
+  databaseUrl: optionalEnv('DATABASE_URL', Type.String({ pattern: '^postgres(ql)?://' })),
+  // FULL: a commit (so a 202) survives a power loss; NORMAL survives a process crash only, for faster commits.
+  sqliteSynchronous: env('SQLITE_SYNCHRONOUS', Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], { default: 'FULL' })),
+  serviceEnv: env('SERVICE_ENV', Type.Union([Type.Literal('sandbox'), Type.Literal('production')], { default: 'sandbox' })),
+  logLevel: env('LOG_LEVEL', Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' })),
+  // Comma-separated delays in seconds before each retry of a webhook delivery.
+  webhookRetryScheduleMs: env(
+    'WEBHOOK_RETRY_SCHEDULE',
+    Type.String({ default: '5,30,120,600,1800,3600,7200,14400,28800,43200,86400,86400', pattern: '^\\d+(\\.\\d+)?(,\\d+(\\.\\d+)?)*$' }),
+    (s) => s.split(',').map((delay) => Math.round(Number(delay) * 1000)),
+  ),
+  webhookTimeoutMs: env('WEBHOOK_TIMEOUT_MS', Type.Integer({ default: 10_000, minimum: 1 })),
+  // Comma-separated CIDRs webhooks may reach even from a server exposed to other machines.
+  webhookAllowedNetworks: env('WEBHOOK_ALLOWED_NETWORKS', Type.String({ default: '' }), cidrs),
+  // Webhook deliveries one process has in flight at once (they wait on the network).
+  webhookConcurrency: env('WEBHOOK_CONCURRENCY', Type.Integer({ default: 64, minimum: 1, maximum: 1000 })),
+  // How long a worker owns a claimed job before another process may take it over.
+  jobLeaseMs: env('JOB_LEASE_MS', Type.Integer({ default: 30_000, minimum: 100 })),
+  jobPollMs: env('JOB_POLL_MS', Type.Integer({ default: 250, minimum: 1 })),
+  // On PostgreSQL, while wake-ups from other processes arrive (LISTEN/NOTIFY): the slowest poll.
+  jobSafetyPollMs: env('JOB_SAFETY_POLL_MS', Type.Integer({ default: 5_000, minimum: 1 })),
+  jobConcurrency: env('JOB_CONCURRENCY', Type.Integer({ default: 128, minimum: 1, maximum: 1000 })),
+  // Finished jobs (done or failed) are deleted this long after they finished (7 days).
+  jobRetentionMs: env('JOB_RETENTION_MS', Type.Integer({ default: 604_800_000, minimum: 1_000 })),
+  // Webhook attempts older than this are deleted; 0 keeps them as long as their events (for ever).
+  webhookAttemptRetentionMs: env('WEBHOOK_ATTEMPT_RETENTION_MS', Type.Integer({ default: 0, minimum: 0 })),
+  // How long after its creation a sandbox customer's KYC/KYB is approved (when the platform leaves sandboxKycAutoApproval on).
+  sandboxKycApprovalDelayMs: env('SANDBOX_KYC_APPROVAL_DELAY_MS', Type.Integer({ default: 1_000, minimum: 0, maximum: 86_400_000 })),
+  // Set to 0 to run an API-only process; jobs are then left to other processes.
+  workerEnabled: env('WORKER_ENABLED', Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }), (v) => v === '1'),
+  // Server processes sharing the port (node:cluster); more use more cores.
+  httpProcesses: env('HTTP_PROCESSES', Type.Integer({ default: 1, minimum: 1, maximum: 64 })),
+  // The whole request (headers and body) must arrive within this; a slow body is cut off.
+  requestTimeoutMs: env('REQUEST_TIMEOUT_MS', Type.Integer({ default: 30_000, minimum: 100 })),
+  // The request's headers must arrive within this (at most REQUEST_TIMEOUT_MS).
+  headersTimeoutMs: env('HEADERS_TIMEOUT_MS', Type.Integer({ default: 10_000, minimum: 100 })),
+  // An idle keep-alive connection is closed after this (above the usual 60 s idle timeout of load balancers).
+  keepAliveTimeoutMs: env('KEEP_ALIVE_TIMEOUT_MS', Type.Integer({ default: 72_000, minimum: 100 })),
+  // Open connections one process accepts; more are closed at once.
+  maxConnections: env('MAX_CONNECTIONS', Type.Integer({ default: 10_000, minimum: 1 })),
+  // After SIGTERM/SIGINT, how long a process may drain before it exits anyway; unset, see Config.
+  shutdownTimeoutMs: optionalEnv('SHUTDOWN_TIMEOUT_MS', Type.Integer({ minimum: 100 })),
+  // Failed authentications allowed per client id, and per client address, within the window; then 429.
+  authFailuresPerClient: env('AUTH_FAILURES_PER_CLIENT', Type.Integer({ default: 10, minimum: 1 })),
+  authFailuresPerAddress: env('AUTH_FAILURES_PER_ADDRESS', Type.Integer({ default: 100, minimum: 1 })),
+  authFailureWindowMs: env('AUTH_FAILURE_WINDOW_MS', Type.Integer({ default: 60_000, minimum: 100 })),
+  // Requests one token may send per window (per process); 0, the default, turns the limit off.
+  rateLimitPerToken: env('RATE_LIMIT_PER_TOKEN', Type.Integer({ default: 0, minimum: 0 })),
+  rateLimitWindowMs: env('RATE_LIMIT_WINDOW_MS', Type.Integer({ default: 60_000, minimum: 1_000 })),
+  // Sandbox: how long the pull of an authorization whose descriptor ends in 005 stays pending (Grid: about 30 s).
+  sandboxDelayedPullMs: env('SANDBOX_DELAYED_PULL_MS', Type.Integer({ default: 30_000, minimum: 0 })),
+  // Bytes of owner pages one process keeps to answer again after a version check; 0 keeps none.
+  ownerPageCacheBytes: env('OWNER_PAGE_CACHE_BYTES', Type.Integer({ default: 33_554_432, minimum: 0, maximum: 4_294_967_296 })),
+};
+
+function cidrs(list: string): string[] {
+  const networks = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const notCidrs = networks.filter((cidr) => !ipaddr.isValidCIDR(cidr));
+  if (notCidrs.length > 0) throw new ConfigError(`not a CIDR such as 10.0.0.0/8 or fd00::/8: ${notCidrs.join(', ')}`);
+  return networks;
+}
+
+type Settings = typeof SETTINGS;
+type ParsedSettings = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+
+/**
+ * Every setting as the process uses it. SHUTDOWN_TIMEOUT_MS, when unset, is REQUEST_TIMEOUT_MS +
+ * WEBHOOK_TIMEOUT_MS + 5 s: a request in flight may take the first to arrive and the second to send
+ * the test webhook, and a running delivery takes at most the second.
+ */
+export type Config = Omit<ParsedSettings, 'shutdownTimeoutMs'> & { shutdownTimeoutMs: number };
+
+/** What the drain may take beyond the timeouts: the last commits and closing the database. */
+const SHUTDOWN_MARGIN_MS = 5_000;
+
+/** The environment's variables, each with its schema. */
+export const ConfigSchema = Type.Object(Object.fromEntries(Object.values(SETTINGS).map((s) => [s.env, s.schema])));
 
 export class ConfigError extends Error {}
 
@@ -113,56 +122,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = env[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  const withDefaults = Value.Default(ConfigSchema, raw);
-  const converted = Value.Convert(ConfigSchema, withDefaults);
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw)) as Record<string, unknown>;
   const problems = new Map<string, string>();
-  for (const e of Value.Check(ConfigSchema, converted) ? [] : Value.Errors(ConfigSchema, converted)) {
-    const name = e.instancePath.replace(/^\//, '');
-    if (!problems.has(name)) problems.set(name, `${name}=${JSON.stringify(env[name] ?? '')}: ${e.message}`);
-  }
-  const webhookAllowedNetworks = (env.WEBHOOK_ALLOWED_NETWORKS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-  const notCidrs = webhookAllowedNetworks.filter((cidr) => !ipaddr.isValidCIDR(cidr));
-  if (notCidrs.length > 0) problems.set('WEBHOOK_ALLOWED_NETWORKS', `WEBHOOK_ALLOWED_NETWORKS=${JSON.stringify(env.WEBHOOK_ALLOWED_NETWORKS)}: not a CIDR such as 10.0.0.0/8 or fd00::/8: ${notCidrs.join(', ')}`);
-  if (problems.size === 0 && (converted as RawConfig).HEADERS_TIMEOUT_MS > (converted as RawConfig).REQUEST_TIMEOUT_MS) {
-    problems.set('HEADERS_TIMEOUT_MS', `HEADERS_TIMEOUT_MS=${JSON.stringify(env.HEADERS_TIMEOUT_MS ?? '')}: must not exceed REQUEST_TIMEOUT_MS`);
-  }
-  const c0 = converted as RawConfig;
-  if (problems.size === 0 && c0.WORKER_ENABLED === '1' && c0.JOB_LEASE_MS <= c0.WEBHOOK_TIMEOUT_MS + JOB_LEASE_MARGIN_MS) {
-    problems.set('JOB_LEASE_MS', `JOB_LEASE_MS=${c0.JOB_LEASE_MS} must be greater than WEBHOOK_TIMEOUT_MS (${c0.WEBHOOK_TIMEOUT_MS}) + ${JOB_LEASE_MARGIN_MS} ms, as leases are not renewed while a delivery runs: raise JOB_LEASE_MS or lower WEBHOOK_TIMEOUT_MS (or set WORKER_ENABLED=0 for a process that runs no jobs)`);
+  // The first problem of each variable, with the value it was given.
+  const problem = (name: string, message: string) => {
+    if (!problems.has(name)) problems.set(name, `${name}=${JSON.stringify(env[name] ?? '')}: ${message}`);
+  };
+  for (const e of Value.Check(ConfigSchema, converted) ? [] : Value.Errors(ConfigSchema, converted)) problem(e.instancePath.replace(/^\//, ''), e.message);
+  const parsed: Record<string, unknown> = {};
+  for (const [field, setting] of Object.entries(SETTINGS) as [string, Setting<unknown, unknown>][]) {
+    if (problems.has(setting.env)) continue;
+    try {
+      parsed[field] = setting.parse(converted[setting.env]);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problem(setting.env, err.message);
+    }
   }
   if (problems.size > 0) throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
-  const c = converted as RawConfig;
-  return {
-    host: c.HOST,
-    port: c.PORT,
-    dataDir: c.DATA_DIR,
-    databaseUrl: c.DATABASE_URL,
-    sqliteSynchronous: c.SQLITE_SYNCHRONOUS,
-    serviceEnv: c.SERVICE_ENV,
-    logLevel: c.LOG_LEVEL,
-    webhookRetryScheduleMs: c.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Math.round(Number(s) * 1000)),
-    webhookTimeoutMs: c.WEBHOOK_TIMEOUT_MS,
-    webhookAllowedNetworks,
-    webhookConcurrency: c.WEBHOOK_CONCURRENCY,
-    jobLeaseMs: c.JOB_LEASE_MS,
-    jobPollMs: c.JOB_POLL_MS,
-    jobSafetyPollMs: c.JOB_SAFETY_POLL_MS,
-    jobConcurrency: c.JOB_CONCURRENCY,
-    jobRetentionMs: c.JOB_RETENTION_MS,
-    webhookAttemptRetentionMs: c.WEBHOOK_ATTEMPT_RETENTION_MS,
-    workerEnabled: c.WORKER_ENABLED === '1',
-    sandboxKycApprovalDelayMs: c.SANDBOX_KYC_APPROVAL_DELAY_MS,
-    httpProcesses: c.HTTP_PROCESSES,
-    requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
-    headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
-    keepAliveTimeoutMs: c.KEEP_ALIVE_TIMEOUT_MS,
-    maxConnections: c.MAX_CONNECTIONS,
-    authFailuresPerClient: c.AUTH_FAILURES_PER_CLIENT,
-    authFailuresPerAddress: c.AUTH_FAILURES_PER_ADDRESS,
-    authFailureWindowMs: c.AUTH_FAILURE_WINDOW_MS,
-    rateLimitPerToken: c.RATE_LIMIT_PER_TOKEN,
-    rateLimitWindowMs: c.RATE_LIMIT_WINDOW_MS,
-    sandboxDelayedPullMs: c.SANDBOX_DELAYED_PULL_MS,
-    ownerPageCacheBytes: c.OWNER_PAGE_CACHE_BYTES,
-  };
+  const c = parsed as ParsedSettings;
+  if (c.headersTimeoutMs > c.requestTimeoutMs) problem('HEADERS_TIMEOUT_MS', 'must not exceed REQUEST_TIMEOUT_MS');
+  if (c.workerEnabled && c.jobLeaseMs <= c.webhookTimeoutMs + JOB_LEASE_MARGIN_MS) {
+    problems.set('JOB_LEASE_MS', `JOB_LEASE_MS=${c.jobLeaseMs} must be greater than WEBHOOK_TIMEOUT_MS (${c.webhookTimeoutMs}) + ${JOB_LEASE_MARGIN_MS} ms, as leases are not renewed while a delivery runs: raise JOB_LEASE_MS or lower WEBHOOK_TIMEOUT_MS (or set WORKER_ENABLED=0 for a process that runs no jobs)`);
+  }
+  if (problems.size > 0) throw new ConfigError(`Invalid configuration: ${[...problems.values()].join('; ')}`);
+  return { ...c, shutdownTimeoutMs: c.shutdownTimeoutMs ?? c.requestTimeoutMs + c.webhookTimeoutMs + SHUTDOWN_MARGIN_MS };
 }

@@ -42,13 +42,16 @@ async function serve(config: Config, primary: boolean): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: draining requests and jobs');
-    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    const force = setTimeout(() => {
+      app.log.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'requests or jobs still running after SHUTDOWN_TIMEOUT_MS: exiting without them');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     // close() ends only the connections idle at that moment; a keep-alive connection whose request
     // was in flight would stay open until its idle timeout (72 s): end each as soon as it is idle.
     const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
-    await app.close();
-    clearInterval(sweep);
-    await worker?.stop();
+    // The worker claims nothing more from now, so the drain takes at most the longest request or
+    // running job, which SHUTDOWN_TIMEOUT_MS outlasts by default.
+    await Promise.all([app.close().then(() => clearInterval(sweep)), worker?.stop()]);
     await sender.close();
     await services.store.close();
     clearTimeout(force);

@@ -41,6 +41,21 @@ describe('configuration', () => {
     expect(message).toMatch(/WEBHOOK_ALLOWED_NETWORKS=.*not a CIDR.*10\.0\.0\.1, example\.com\/24$/);
   });
 
+  it('bounds shutdown by SHUTDOWN_TIMEOUT_MS, by default the request and webhook timeouts plus 5 s, naming it when bad', () => {
+    expect(loadConfig({}).shutdownTimeoutMs).toBe(45_000);
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '60000', WEBHOOK_TIMEOUT_MS: '20000', JOB_LEASE_MS: '30000' }).shutdownTimeoutMs).toBe(85_000);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_MS: '20000' }).shutdownTimeoutMs).toBe(20_000);
+    expect(() => loadConfig({ SHUTDOWN_TIMEOUT_MS: 'soon' })).toThrow(/SHUTDOWN_TIMEOUT_MS="soon"/);
+    expect(() => loadConfig({ SHUTDOWN_TIMEOUT_MS: '10' })).toThrow(/SHUTDOWN_TIMEOUT_MS="10"/);
+  });
+
+  it('turns each variable into its setting (the worker switch, the log level); an unset one takes its default', () => {
+    expect(loadConfig({ WORKER_ENABLED: '0', LOG_LEVEL: 'silent' })).toMatchObject({ workerEnabled: false, logLevel: 'silent' });
+    expect(loadConfig({})).toMatchObject({ workerEnabled: true, logLevel: 'info', ownerPageCacheBytes: 33_554_432, rateLimitPerToken: 0, authFailuresPerAddress: 100 });
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL="loud"/);
+    expect(() => loadConfig({ WORKER_ENABLED: 'yes' })).toThrow(/WORKER_ENABLED="yes"/);
+  });
+
   it('SQLite commits with synchronous=FULL unless SQLITE_SYNCHRONOUS=NORMAL opts out', () => {
     expect(loadConfig({}).sqliteSynchronous).toBe('FULL');
     expect(loadConfig({ SQLITE_SYNCHRONOUS: 'NORMAL' }).sqliteSynchronous).toBe('NORMAL');

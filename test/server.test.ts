@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -144,3 +145,44 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+// The bound is the process's whatever its engine, so SQLite alone.
+describe('shutdown bound', () => {
+  let db: TestDatabase;
+  let server: ServerProcess | undefined;
+  let receiver: HoldingReceiver | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase('sqlite');
+  });
+  afterAll(async () => {
+    await server?.kill();
+    await receiver?.stop();
+    await db.drop();
+  });
+
+  it('after SIGTERM a request held open is answered, and the process exits by itself at SHUTDOWN_TIMEOUT_MS with a job still running', { timeout: 60_000 }, async () => {
+    server = await startServerProcess({ ...db.env, SHUTDOWN_TIMEOUT_MS: '2000', JOB_POLL_MS: '20', SANDBOX_KYC_APPROVAL_DELAY_MS: '0' });
+    const call = fetchCall(server.baseUrl, server.auth!);
+    receiver = await new HoldingReceiver().start();
+    receiver.trust((await call('PATCH', '/config', { webhookEndpoint: receiver.url })).body as { webhookSecret: string; webhookPublicKey: string });
+    // In flight: the delivery of the customer's KYC approval (a running job) and a test webhook request, both held by the receiver.
+    expect((await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).status).toBe(201);
+    await receiver.waitFor('the KYC approval', () => receiver!.verified.some((d) => d.type === 'CUSTOMER.KYC_APPROVED'));
+    const testWebhook = call('POST', '/sandbox/webhooks/test');
+    await receiver.waitFor('the test webhook', () => receiver!.verified.some((d) => d.type === 'TEST'));
+
+    const signalled = performance.now();
+    server.child.kill('SIGTERM');
+    await expectRefused(new URL(server.baseUrl).port);
+    expect(server.child.exitCode).toBeNull();
+    receiver.release('TEST');
+    expect(await testWebhook).toMatchObject({ status: 200, body: { response_status: 200 } });
+
+    expect(await server.exited, server.output()).toBe(1);
+    const tookMs = performance.now() - signalled;
+    // Node may fire a timer a millisecond early; the old bound was a fixed 15 s.
+    expect(tookMs).toBeGreaterThanOrEqual(1_990);
+    expect(tookMs).toBeLessThan(10_000);
+    expect(server.output()).toContain('still running after SHUTDOWN_TIMEOUT_MS');
+  });
+});

@@ -3,12 +3,13 @@ import { FixedWindowCounts } from './fixed-window.js';
 /**
  * Failed-authentication throttle, per client id and per address, kept in each process's memory.
  *
- * Each key may fail `burst` times within a window; past that every attempt on it, whatever the
- * secret, is refused until the window ends. The state is per process, deliberately: a successful
- * authentication only reads two entries of an (almost always empty) Map, with no database round
- * trip, and a failure only writes to it. The bound is documented as such: with N processes behind
- * one port an attacker gets at most N x burst guesses per window, which against 256-bit secrets
- * changes nothing; what the throttle removes is the flood (thousands of guesses a second).
+ * Each key may fail `burst` times within a window; past that the key is held until the window
+ * ends. What a held key refuses is the caller's (http/auth.ts): the failures, not valid tokens that
+ * share an address with them. The state is per process, deliberately: a successful authentication
+ * only reads two entries of an (almost always empty) map, with no database round trip, and a
+ * failure only writes to it. The bound is documented as such: with N processes behind one port an
+ * attacker gets at most N x burst guesses per window, which against 256-bit secrets changes
+ * nothing; what the throttle removes is the flood (thousands of guesses a second).
  */
 export interface ThrottleVerdict {
   retryAfterSeconds: number;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { PERMISSIONS, permissionRank, tokenIdFromUsername, type Permission, type Principal, type TokenService } from '../domain/platform/tokens.js';
-import { AuthFailureThrottle } from './auth-throttle.js';
+import { AuthFailureThrottle, type ThrottleVerdict } from './auth-throttle.js';
 import { ApiError, routeNotFound } from './api-error.js';
 import { rateLimitHeaders, TokenRateLimit } from './token-rate-limit.js';
 
@@ -27,26 +27,45 @@ declare module 'fastify' {
 const CHALLENGE = { 'www-authenticate': 'Basic realm="payments", charset="UTF-8"' };
 const HOW = 'send Authorization: Basic base64(<token id>:<client secret>)';
 
-/** BasicAuth for every operation; a Bearer (AgentAuth) credential is refused with its own message. */
-export function basicAuth(tokens: TokenService, config: Config) {
+/**
+ * BasicAuth for every operation; a Bearer (AgentAuth) credential is refused with its own message.
+ * `now` is the clock of the failed-authentication throttle and of the per-token rate limit.
+ */
+export function basicAuth(tokens: TokenService, config: Config, now: () => number = Date.now) {
   const throttle = new AuthFailureThrottle(
     (key) => (key.startsWith('ip:') ? config.authFailuresPerAddress : config.authFailuresPerClient),
     config.authFailureWindowMs,
+    undefined,
+    now,
   );
-  const rateLimit = config.rateLimitPerToken > 0 ? new TokenRateLimit(config.rateLimitPerToken, config.rateLimitWindowMs) : undefined;
+  const rateLimit = config.rateLimitPerToken > 0 ? new TokenRateLimit(config.rateLimitPerToken, config.rateLimitWindowMs, undefined, now) : undefined;
+  /**
+   * Throws 429 at once, before any read, when the throttle refuses the request whatever the
+   * database would say; else returns the verdict on its address, which turns a failure into a 429:
+   * - a client id past its burst is refused whatever the secret, the right one included, until its
+   *   window ends (simple, and it costs a flood on one id nothing: guessing 256-bit secrets is not
+   *   the threat, CPU is);
+   * - from an address past its burst, credentials that name no token (none, bearer, malformed) are
+   *   refused; the others are verified as usual (one read by primary key, or none for a token this
+   *   process remembers), so a valid token is never refused because other clients failed from the
+   *   same address (every client of a local sandbox, or behind one proxy, shares it).
+   */
+  function checkThrottle(request: FastifyRequest, credentials: { username: string } | undefined): ThrottleVerdict | undefined {
+    const tokenId = credentials && tokenIdFromUsername(credentials.username);
+    const client = tokenId === undefined ? undefined : throttle.check([`id:${tokenId}`]);
+    if (client) throw tooManyFailures(client);
+    const address = throttle.check([`ip:${request.ip}`]);
+    if (address && tokenId === undefined) throw tooManyFailures(address);
+    return address;
+  }
+
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization ?? '';
     const space = header.indexOf(' ');
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
     const credentials = scheme === 'basic' ? parseBasic(header.slice(space + 1).trim()) : undefined;
-    // Built only when the throttle holds anything or on a failure: the successful path stays as it was.
-    // Past the burst of failures, refused whatever the secret: a right one waits out the penalty too.
-    const blocked = throttle.isEmpty() ? undefined : throttle.check(throttleKeys(request, credentials));
-    if (blocked) {
-      throw new ApiError('RATE_LIMITED', `Too many failed authentications; retry after ${blocked.retryAfterSeconds} s`, undefined, {
-        'retry-after': String(blocked.retryAfterSeconds),
-      });
-    }
+    // Looked up only when the throttle holds anything: the successful path stays as it was.
+    const addressHeld = throttle.isEmpty() ? undefined : checkThrottle(request, credentials);
     if (scheme === 'bearer') {
       throttle.fail(throttleKeys(request, credentials));
       throw new ApiError('UNAUTHORIZED', `This operation takes basic credentials, not a bearer token; ${HOW}`, undefined, CHALLENGE);
@@ -56,7 +75,8 @@ export function basicAuth(tokens: TokenService, config: Config) {
     const principal = credentials && (await tokens.authenticate(credentials.username, credentials.secret, confirmedByOperation));
     if (!principal) {
       throttle.fail(throttleKeys(request, credentials));
-      throw unauthorized();
+      // From an address past its burst a failure is a 429 (the flood is told to back off), a success is served.
+      throw addressHeld ? tooManyFailures(addressHeld) : unauthorized();
     }
     request.principal = principal;
     if (rateLimit) {
@@ -102,6 +122,12 @@ function parseBasic(encoded: string): { username: string; secret: string } | und
 
 export function unauthorized(): ApiError {
   return new ApiError('UNAUTHORIZED', `Missing or invalid API credentials; ${HOW}`, undefined, CHALLENGE);
+}
+
+function tooManyFailures(held: ThrottleVerdict): ApiError {
+  return new ApiError('RATE_LIMITED', `Too many failed authentications; retry after ${held.retryAfterSeconds} s`, undefined, {
+    'retry-after': String(held.retryAfterSeconds),
+  });
 }
 
 export function forbidden(needed: Permission): ApiError {

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /** One key's count in its current window. */
 export interface WindowCount {
   count: number;
@@ -10,13 +12,17 @@ export interface WindowCount {
  * failed-authentication throttle and the per-token request limit.
  */
 export class FixedWindowCounts {
-  private readonly windows = new Map<string, WindowCount>();
+  // Read with peek and re-set only when a window starts, so the least recently used key is the one
+  // whose window started first, hence ends first: LRU eviction drops ended windows, then the oldest.
+  private readonly windows: LRUCache<string, WindowCount>;
 
   constructor(
     private readonly windowMs: number,
-    private readonly maxEntries: number,
+    maxEntries: number,
     readonly now: () => number,
-  ) {}
+  ) {
+    this.windows = new LRUCache({ max: maxEntries });
+  }
 
   get size(): number {
     return this.windows.size;
@@ -24,26 +30,18 @@ export class FixedWindowCounts {
 
   /** The key's window if it has not ended. */
   current(key: string, now = this.now()): WindowCount | undefined {
-    const w = this.windows.get(key);
+    const w = this.windows.peek(key);
     return w !== undefined && w.endsAt > now ? w : undefined;
   }
 
   /** Counts one more for the key, starting a new window when its last one has ended. */
   hit(key: string, now = this.now()): WindowCount {
-    let w = this.windows.get(key);
+    let w = this.windows.peek(key);
     if (w === undefined || w.endsAt <= now) {
-      if (w !== undefined) this.windows.delete(key);
-      else if (this.windows.size >= this.maxEntries) this.evict(now);
       w = { count: 0, endsAt: now + this.windowMs };
       this.windows.set(key, w);
     }
     w.count++;
     return w;
-  }
-
-  /** Makes room: drops ended windows, else the oldest (Map keeps insertion order). */
-  private evict(now: number): void {
-    for (const [key, w] of this.windows) if (w.endsAt <= now) this.windows.delete(key);
-    if (this.windows.size >= this.maxEntries) this.windows.delete(this.windows.keys().next().value!);
   }
 }

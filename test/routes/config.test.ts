@@ -49,6 +49,8 @@ describeEachEngine('platform configuration', (t) => {
     ['ftp://example.com/hook', 'scheme'],
     ['mailto:ops@example.com', 'scheme'],
     ['https://user:pw@example.com/hook', 'credentials'],
+    ['http://example.com:0/', 'port 0'],
+    ['https://example.com:00/hook', 'port 0'],
     [`https://example.com/${'a'.repeat(2100)}`, 'length'],
     [42, 'type'],
   ])('refuses webhookEndpoint %j (%s) with INVALID_INPUT on the field', async (value, _why) => {

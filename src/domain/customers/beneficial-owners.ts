@@ -1,9 +1,9 @@
+import { LRUCache } from 'lru-cache';
 import { countNewOwner, findCustomer } from '../../store/customers-repo.js';
 import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../../store/owners-repo.js';
 import type { Position } from '../../store/page.js';
 import type { Store } from '../../store/store.js';
 import { DeletedError, lookupableId, NotFoundError, RevokedCredentialsError, ValidationError, type FieldError } from '../shared/errors.js';
-import { BoundedCache } from '../shared/bounded-cache.js';
 import { newId } from '../shared/ids.js';
 import type { Cursors } from '../shared/pagination.js';
 
@@ -134,12 +134,14 @@ interface KeptPage {
 
 export class BeneficialOwnerService {
   private readonly pages: OwnerPageReader;
-  private readonly kept: BoundedCache<KeptPage>;
+  /** Undefined when OWNER_PAGE_CACHE_BYTES is 0: every page is read anew. */
+  private readonly kept: LRUCache<string, KeptPage> | undefined;
 
   /** `keptPageBytes`: what this process keeps of owner pages it answered (see list); 0 keeps none. */
   constructor(private readonly store: Store, private readonly cursors: Cursors, keptPageBytes = 32 * 1024 * 1024) {
     this.pages = new OwnerPageReader(store);
-    this.kept = new BoundedCache<KeptPage>(keptPageBytes, (k) => k.page.ownersJson.length + (k.page.nextCursor?.length ?? 0) + 256);
+    // At most keptPageBytes of pages, least recently used dropped first; a page larger than the whole bound is not kept.
+    this.kept = keptPageBytes === 0 ? undefined : new LRUCache({ maxSize: keptPageBytes, sizeCalculation: (k) => k.page.ownersJson.length + (k.page.nextCursor?.length ?? 0) + 256 });
   }
 
   /**
@@ -231,12 +233,12 @@ export class BeneficialOwnerService {
       }
     }
     const key = `${platformId}\u0000${customerId}\u0000${limit}\u0000${after.createdAt}\u0000${after.id}`;
-    const kept = errors.length === 0 ? this.kept.get(key) : undefined;
+    const kept = errors.length === 0 ? this.kept?.get(key) : undefined;
     if (kept) {
       const now = await this.pages.version({ tokenId, platformId, customerId });
       if (now && !now.tokenLive) throw new RevokedCredentialsError(tokenId);
       if (now?.version === kept.version) return kept.page;
-      this.kept.delete(key);
+      this.kept?.delete(key);
     }
     const found = await this.pages.read({ tokenId, platformId, customerId, afterCreatedAt: after.createdAt, afterId: after.id, limit });
     if (found && !found.tokenLive) throw new RevokedCredentialsError(tokenId);
@@ -247,7 +249,7 @@ export class BeneficialOwnerService {
     const page: OwnerPage = lastOwnerJson
       ? { ownersJson, hasMore: true, nextCursor: this.cursors.encode(scope, ownerPosition(lastOwnerJson)), totalCount }
       : { ownersJson, hasMore: false, totalCount };
-    this.kept.set(key, { version: read.version, page });
+    this.kept?.set(key, { version: read.version, page });
     return page;
   }
 }

@@ -72,7 +72,7 @@ export function signingSecrets(row: Pick<PlatformWebhookConfigRow, 'secret' | 'p
   return live ? [row.secret, row.previous_secret!] : [row.secret];
 }
 
-/** Checks a webhook endpoint beyond the schema: absolute, http or https, a host, no credentials, not a literal internal address. */
+/** Checks a webhook endpoint beyond the schema: absolute, http or https, a host, no credentials, not port 0, not a literal internal address. */
 export function endpointErrors(value: string, targets: WebhookTargetPolicy): FieldError[] {
   const invalid = (message: string) => [{ field: 'webhookEndpoint', constraint: { format: 'url', pattern: '^https?://' }, message }];
   let url: URL;
@@ -84,6 +84,7 @@ export function endpointErrors(value: string, targets: WebhookTargetPolicy): Fie
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return invalid('must use http or https');
   if (!url.hostname) return invalid('must name a host');
   if (url.username || url.password) return invalid('must not carry credentials');
+  if (url.port === '0') return invalid('must not use port 0, which no server listens on');
   if (!targets.allowsHost(url.hostname)) return invalid('must not be a loopback, private, link-local or other internal address on this server');
   return [];
 }

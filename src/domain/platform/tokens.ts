@@ -1,4 +1,5 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Store } from '../../store/store.js';
 import type { ApiTokenRow } from '../../store/tables/foundation.js';
 import * as repo from '../../store/tokens-repo.js';
@@ -34,7 +35,7 @@ export interface Principal {
   unconfirmed?: true;
 }
 
-/** Verified tokens remembered per process; past this many the memory starts over (only successful authentications add one). */
+/** Verified tokens remembered per process; past this many the least recently used is forgotten (only successful authentications add one). */
 const MAX_REMEMBERED = 10_000;
 
 /** VIEW reads; TRANSACT also creates and changes; MANAGE also manages tokens and configuration. */
@@ -97,7 +98,7 @@ export class TokenService {
   private readonly tokenForAuth: ReturnType<typeof repo.tokenForAuthQuery>;
   private readonly tokenIsLive: ReturnType<typeof repo.tokenIsLiveQuery>;
   /** Token id -> the digest of its secret and its principal, for tokens this process has verified. */
-  private readonly verified = new Map<string, { secretDigest: Buffer; principal: Principal }>();
+  private readonly verified = new LRUCache<string, { secretDigest: Buffer; principal: Principal }>({ max: MAX_REMEMBERED });
 
   constructor(private readonly store: Store, private readonly cursors: Cursors) {
     this.tokenForAuth = repo.tokenForAuthQuery(store);
@@ -126,7 +127,6 @@ export class TokenService {
     const matches = expected.length === 32 && timingSafeEqual(expected, secretDigest);
     if (!row || !matches || row.revoked_at !== null) return undefined;
     const principal: Principal = { platformId: row.platform_id, tokenId: row.id, environment: row.environment, permission: highestPermission(JSON.parse(row.permissions) as Permission[]) };
-    if (this.verified.size >= MAX_REMEMBERED) this.verified.clear();
     this.verified.set(row.id, { secretDigest, principal });
     return principal;
   }

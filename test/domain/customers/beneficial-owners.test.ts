@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { ownerPosition, renderOwner, type BeneficialOwner } from '../../../src/domain/customers/beneficial-owners.js';
+import { BeneficialOwnerService, ownerPosition, renderOwner, type BeneficialOwner } from '../../../src/domain/customers/beneficial-owners.js';
 import { ValidationError } from '../../../src/domain/shared/errors.js';
 import { insertOwners } from '../../../src/store/owners-repo.js';
 import { insertTestCustomer } from '../../helpers/fixtures.js';
@@ -95,6 +95,42 @@ describeEachEngine('beneficial owner pages', (t) => {
     expect(data[1]!.personalInfo).toMatchObject({ firstName: input.personalInfo.firstName, lastName: input.personalInfo.lastName });
     const rest = await t.services.beneficialOwners.list(t.caller.tokenId, t.caller.platformId, customerId, 2, first.nextCursor);
     expect((JSON.parse(`[${rest.ownersJson}]`) as { id: string }[]).map((o) => o.id)).toEqual([created[2]!.id]);
+  });
+
+  it('keeps answered pages up to OWNER_PAGE_CACHE_BYTES, the least recently used dropped first; 0 keeps none', async () => {
+    const { platformId, tokenId } = t.caller;
+    // One owner each, the same but for ids of the same length: pages of the same size.
+    const customers: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const customerId = await insertTestCustomer(t, t.caller);
+      await t.services.beneficialOwners.create(platformId, { customerId, roles: ['UBO'], ownershipPercentage: 10, personalInfo: owner('', customerId, 0).personalInfo });
+      customers.push(customerId);
+    }
+    const [a, b, c] = customers as [string, string, string];
+    const withBytes = (bytes: number) => new BeneficialOwnerService(t.services.store, t.services.cursors, bytes);
+    const list = (service: BeneficialOwnerService, customerId: string) => service.list(tokenId, platformId, customerId, 20, undefined);
+    // A kept page is answered as the very object kept; a page read anew is another, equal one.
+    const pageBytes = (await list(withBytes(0), a)).ownersJson.length + 256;
+
+    const none = withBytes(0);
+    const first = await list(none, a);
+    expect(await list(none, a)).not.toBe(first);
+    expect(await list(none, a)).toEqual(first);
+
+    const smallerThanAPage = withBytes(pageBytes - 1);
+    const big = await list(smallerThanAPage, a);
+    expect(await list(smallerThanAPage, a)).not.toBe(big);
+
+    const twoPages = withBytes(Math.floor(pageBytes * 2.5));
+    const pa = await list(twoPages, a);
+    const pb = await list(twoPages, b);
+    expect(await list(twoPages, a)).toBe(pa); // a is now the most recently used
+    const pc = await list(twoPages, c); // past the bound: b goes
+    expect(await list(twoPages, a)).toBe(pa);
+    expect(await list(twoPages, c)).toBe(pc);
+    const pbAgain = await list(twoPages, b);
+    expect(pbAgain).not.toBe(pb);
+    expect(pbAgain).toEqual(pb);
   });
 
   it('reports a bad cursor and a bad customer together', async () => {
