@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { PgListener, PgNotifier } from './pg-wakeups.js';
-import { scopedStore } from './scoped-transaction.js';
+import { sharedStore } from './shared-store.js';
 import type { Store } from './store.js';
 
 /** Hot reads named as server-side prepared statements at most; a read past this runs unnamed. */
@@ -102,7 +102,7 @@ export function openPostgres(url: string, max: number): Store {
     (await pool.query({ name: readNames.of(query.sql), text: query.sql, values: query.parameters as unknown[] })).rows as R[];
   const notifiers = new Map<string, PgNotifier>();
   const listeners = new Set<PgListener>();
-  const store = scopedStore(db, 'postgres', read, async () => {
+  const store = sharedStore(db, 'postgres', read, async () => {
     await Promise.all([...listeners].map((l) => l.close()));
     await db.destroy();
   });
