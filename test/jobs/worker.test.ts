@@ -1,9 +1,9 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openServices, type Services } from '../../src/services.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/webhook-events.js';
-import type { JobHandler } from '../../src/jobs/types.js';
+import type { JobHandler, JobServices } from '../../src/jobs/types.js';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { claimDueJobs, claimDueJobsByKind, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
 import type { UnitOfWork } from '../../src/store/unit-of-work.js';
@@ -275,6 +275,88 @@ describeEachEngine(
 
   },
   { JOB_LEASE_MS: '200', JOB_POLL_MS: '20' },
+);
+
+describeEachEngine(
+  'job worker batches as units of work',
+  (t) => {
+    const workers: Worker[] = [];
+    afterEach(async () => {
+      await Promise.all(workers.splice(0).map((w) => w.stop()));
+    });
+    const start = (handlers: JobHandler[]) => {
+      const w = new Worker(t.services, handlers, t.app.log).start();
+      workers.push(w);
+      return w;
+    };
+    const state = async (id: string) => (await findJob(t.services.store.db, id))?.state;
+    async function until(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error('timed out');
+        await sleep(10);
+      }
+    }
+
+    it('a job whose write enqueues another wakes the workers when its batch commits, not JOB_POLL_MS (10 minutes here) later', async () => {
+      const first = `test.first.${t.engine}`;
+      const second = `test.second.${t.engine}`;
+      const secondId = newId('Job');
+      // The second kind's worker may take it only once the first job's write has run: before that its
+      // ticks claim nothing, and after its first tick nothing but a wake-up makes it tick again.
+      let secondMayRun = false;
+      let looked = 0;
+      start([{ kind: second, retryScheduleMs: () => [], concurrency: () => (looked++, secondMayRun ? 1 : 0), run: async () => ({ outcome: 'done' }) }]);
+      await until(() => looked > 0);
+      start([
+        {
+          kind: first,
+          retryScheduleMs: () => [],
+          run: async () => ({
+            outcome: 'done',
+            write: async (uow) => {
+              secondMayRun = true;
+              await enqueueJob(uow, { id: secondId, kind: second, payload: {} });
+            },
+          }),
+        },
+      ]);
+      const firstId = newId('Job');
+      await t.services.store.transaction((uow) => enqueueJob(uow, { id: firstId, kind: first, payload: {} }, Date.now() - 5));
+      await until(async () => (await state(secondId)) === 'done', 5_000);
+      expect(await state(firstId)).toBe('done');
+    });
+
+    it("a job's write cannot leave its batch: handlers get no way to open a unit of work, and one handed the batch's joins it", async () => {
+      // Checked by the compiler (tsc): what a handler is given has no transaction nor begin.
+      expectTypeOf<JobServices['store']>().not.toHaveProperty('transaction');
+      expectTypeOf<JobServices['store']>().not.toHaveProperty('begin');
+      expectTypeOf<JobServices['platformConfig']>().not.toHaveProperty('update');
+      const kind = `test.joined.${t.engine}`;
+      const id = newId('Job');
+      const key = `joined:${id}`;
+      start([
+        {
+          kind,
+          retryScheduleMs: () => [],
+          run: async () => ({
+            outcome: 'done',
+            write: async (uow) => {
+              // A service handed the batch's unit of work writes in it (on SQLite one of its own would wait for the batch forever).
+              await t.services.store.transaction((joined) => joined.db.insertInto('server_settings').values({ key, value: 'x' }).execute(), uow);
+              throw new Error('after the joined write');
+            },
+          }),
+        },
+      ]);
+      await t.services.store.transaction((uow) => enqueueJob(uow, { id, kind, payload: {} }, Date.now() - 5));
+      await until(async () => (await state(id)) === 'failed');
+      expect((await findJob(t.services.store.db, id))?.last_error).toContain('after the joined write');
+      // Undone with the job's savepoint: it was written in the batch.
+      expect(await t.services.store.db.selectFrom('server_settings').select('key').where('key', '=', key).executeTakeFirst()).toBeUndefined();
+    });
+  },
+  { JOB_POLL_MS: '600000', JOB_SAFETY_POLL_MS: '600000' },
 );
 
 describe.skipIf(!engineAvailable('postgres'))('job worker commits on PostgreSQL', () => {
