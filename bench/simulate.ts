@@ -161,10 +161,10 @@ async function prepare(engine: Engine, kind: 'authorization' | 'clearing', trans
     const { platform_id } = await store.db.selectFrom('api_tokens').select('platform_id').executeTakeFirstOrThrow();
     const customerId = newId('Customer');
     const now = Date.now();
-    await insertCustomer(store.db, {
+    await store.transaction((uow) => insertCustomer(uow, {
       id: customerId, platform_id, customer_type: 'INDIVIDUAL', platform_customer_id: 'bench', kyc_status: 'APPROVED', data: '{}', owner_count: 0,
       uma_address: '$bench@sandbox.uma.invalid', is_deleted: 0, region: null, currency_list: '', created_at: now, updated_at: now,
-    });
+    }));
     const get = async (path: string) => {
       const res = await fetch(`${base}${path}`, { headers: { authorization: headers.authorization } });
       if (res.status >= 300) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);

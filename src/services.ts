@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import type { Config } from './config.js';
 import { JOBS_WAKEUP_CHANNEL } from './store/jobs-repo.js';
 import { migrateToLatest } from './store/migrator.js';
@@ -37,35 +36,29 @@ export interface Services {
   idempotencyKeys: IdempotencyKeys;
   /** Outbound webhook HTTP, given by the process (jobs/webhook-sender.ts); shared by the worker and the test route. */
   sendWebhook: SendWebhook;
-  /**
-   * Emits 'enqueued' after this process commits a job, so its worker starts at once; on
-   * PostgreSQL it also notifies the workers of every other process.
-   */
-  jobSignal: EventEmitter;
 }
 
 export function createServices(config: Config, store: Store, cursorKey: Buffer, sendWebhook: SendWebhook = noWebhookSender): Services {
   const cursors = new Cursors(cursorKey);
-  const jobSignal = new EventEmitter().setMaxListeners(100);
+  // A commit that enqueued jobs wakes this process's worker (it listens itself) and, on PostgreSQL, every other process's.
   const wakeups = store.wakeups;
-  if (wakeups) jobSignal.on('enqueued', () => wakeups.notify(JOBS_WAKEUP_CHANNEL));
+  if (wakeups) store.onJobsEnqueued(() => wakeups.notify(JOBS_WAKEUP_CHANNEL));
   const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config));
   return {
     config,
     store,
     cursors,
     tokens: new TokenService(store, cursors),
-    customers: new CustomerService(store, cursors, jobSignal, config.sandboxKycApprovalDelayMs),
-    kyc: new KycService(store, jobSignal),
+    customers: new CustomerService(store, cursors, config.sandboxKycApprovalDelayMs),
+    kyc: new KycService(store),
     beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
-    cards: new CardService(store, cursors, jobSignal),
-    cardSimulations: new CardSimulations(store, jobSignal),
-    internalAccounts: new InternalAccountService(store, cursors, jobSignal),
+    cards: new CardService(store, cursors),
+    cardSimulations: new CardSimulations(store),
+    internalAccounts: new InternalAccountService(store, cursors),
     platformConfig,
-    webhookEvents: new WebhookEventLog(store, cursors, platformConfig, jobSignal, sendWebhook),
+    webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     idempotencyKeys: new IdempotencyKeys(store),
     sendWebhook,
-    jobSignal,
   };
 }
 

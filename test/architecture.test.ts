@@ -85,6 +85,32 @@ const HTTP_FRAMEWORK = (name: string) => name === 'fastify' || name.startsWith('
 /** Files of routes/ that are not a resource's routes: the list of them and their shared type. */
 const ROUTE_SUPPORT = new Set(['routes/index.ts', 'routes/types.ts']);
 
+/** Each line of the src/ files `inFile` accepts that `pattern` matches, as `file:line: text`. */
+function linesMatching(pattern: RegExp, inFile: (file: string) => boolean): string[] {
+  return sourceFiles(SRC)
+    .map((path) => ({ path, file: relative(SRC, path) }))
+    .filter(({ file }) => inFile(file))
+    .flatMap(({ path, file }) =>
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .flatMap((text, i) => (pattern.test(text) ? [`${file}:${i + 1}: ${text.trim()}`] : [])),
+    );
+}
+
+/**
+ * Beginning or ending a transaction with Kysely or in SQL: `db.startTransaction()`,
+ * `db.transaction()`, `trx.commit().execute()`, `trx.rollback().execute()`, named savepoints, and
+ * raw `begin` / `commit` / `rollback` / `savepoint` / `release` statements.
+ */
+const TRANSACTION_CONTROL =
+  /\.startTransaction\(|\.transaction\(\)|\.(?:commit|rollback)\(\)\.execute\(|\.(?:releaseSavepoint|rollbackToSavepoint)\(|\.savepoint\(\s*['"`]|\bsql`\s*(?:begin|commit|rollback|savepoint|release)\b|prepare\(\s*['"`](?:begin|commit|rollback|savepoint|release)\b/i;
+/** Beginning or ending a unit of work by hand (Store.begin, UnitOfWork.commit/rollback) rather than through Store.transaction. */
+const UNIT_OF_WORK_BY_HAND = /\.begin\(\)|\.(?:commit|rollback)\(\)/;
+/** The two that begin and end their unit of work themselves: the idempotent request (its answer commits with the work) and the worker's batch. */
+const ENDS_ITS_OWN_UNIT_OF_WORK = new Set(['http/idempotency-keys.ts', 'jobs/worker.ts']);
+/** The engine named in code: the word, or an engine's name as a string. */
+const ENGINE_NAMED = /\bengine\b|'postgres'|'sqlite'|"postgres"|"sqlite"/i;
+
 describe('architecture: data flows route -> domain -> store', () => {
   it('reads the imports it checks', () => {
     // A scanner that found nothing would pass every rule below.
@@ -125,6 +151,27 @@ describe('architecture: data flows route -> domain -> store', () => {
     expect(cyclesOf(new Map([['a.ts', ['b.ts']], ['b.ts', ['a.ts']]]))).toEqual(['a.ts -> b.ts -> a.ts']);
     expect(graph.get('app.ts')?.length).toBeGreaterThan(3);
     expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it('no transaction is begun or finished outside store/; only the idempotent request and the worker batch end a unit of work by hand', () => {
+    // The patterns find what they name (examples of each), and the scanner reads files: the store's own.
+    for (const example of ['db.startTransaction().execute()', 'db.transaction().execute(fn)', 'trx.commit().execute()', 'trx.rollback().execute()', "trx.savepoint('a')", 'sp.releaseSavepoint(name)', 'sp.rollbackToSavepoint(name)', 'sql`savepoint x`', "conn.prepare('begin deferred')"]) {
+      expect(TRANSACTION_CONTROL.test(example), example).toBe(true);
+    }
+    expect(TRANSACTION_CONTROL.test('uow.savepoint(async (sp) => write(sp))')).toBe(false);
+    const inStore = (file: string) => layerOf(file) === 'store';
+    expect(linesMatching(TRANSACTION_CONTROL, inStore).some((l) => l.startsWith('store/shared-store.ts:'))).toBe(true);
+    expect(linesMatching(TRANSACTION_CONTROL, inStore).some((l) => l.startsWith('store/unit-of-work.ts:'))).toBe(true);
+    expect(linesMatching(UNIT_OF_WORK_BY_HAND, (f) => ENDS_ITS_OWN_UNIT_OF_WORK.has(f)).length).toBeGreaterThanOrEqual(4);
+
+    expect(linesMatching(TRANSACTION_CONTROL, (file) => !inStore(file))).toEqual([]);
+    expect(linesMatching(UNIT_OF_WORK_BY_HAND, (file) => !inStore(file) && !ENDS_ITS_OWN_UNIT_OF_WORK.has(file))).toEqual([]);
+  });
+
+  it('domain/ knows no engine: no engine parameter, no store.engine, no engine name', () => {
+    // The scanner finds the engine where it lives (the store decides per engine).
+    expect(linesMatching(ENGINE_NAMED, (file) => file === 'store/cards-repo.ts').length).toBeGreaterThan(2);
+    expect(linesMatching(ENGINE_NAMED, (file) => layerOf(file) === 'domain')).toEqual([]);
   });
 
   it('no live code imports a migration: migrations are history, only the migrator loads them', () => {

@@ -115,23 +115,23 @@ export const seedCommand: CliCommand = {
           batch.push(row);
           if (sampleIds.length < 10) sampleIds.push(row.id);
         }
-        await store.transaction(async (trx) => {
-          for (let i = 0; i < batch.length; i += ROWS_PER_STATEMENT) await insertCustomers(trx, batch.slice(i, i + ROWS_PER_STATEMENT));
+        await store.transaction(async ({ db }) => {
+          for (let i = 0; i < batch.length; i += ROWS_PER_STATEMENT) await insertCustomers(db, batch.slice(i, i + ROWS_PER_STATEMENT));
           let owners: BeneficialOwnerRow[] = [];
           for (const customer of batch) {
             for (let k = 0; k < perCustomer; k++) {
               owners.push(ownerRow(platformId, customer.id, done + owners.length, now));
               if (owners.length === ROWS_PER_STATEMENT) {
-                await insertOwners(trx, owners);
+                await insertOwners(db, owners);
                 done += owners.length;
                 owners = [];
               }
             }
           }
-          await insertOwners(trx, owners);
+          await insertOwners(db, owners);
           done += owners.length;
           // Rows created later through the API are stamped after these.
-          await moveListClockTo(trx, platformId, now);
+          await moveListClockTo(db, platformId, now);
         });
         progress(done);
       }

@@ -23,13 +23,12 @@ import {
 import type { TokenService } from '../domain/platform/tokens.js';
 import { ApiError, routeNotFound } from './api-error.js';
 import { unauthorized } from './auth.js';
-import { inRequestTransaction } from './idempotency.js';
 import type { CodeOf } from './error-catalogue.js';
 import { fieldErrorsFromAjv } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route's reference checks (ids that must name a resource of the platform), run on a request that failed validation too. */
+    /** The route's reference checks (ids that must name a resource of the platform), run on a request that failed validation too (through requestUnitOfWork under an Idempotency-Key). */
     references?: (request: FastifyRequest) => Promise<FieldError[]>;
   }
 }
@@ -120,7 +119,7 @@ async function withReferenceErrors(apiError: ApiError, request: FastifyRequest):
   if (!references || request.principal === undefined || apiError.code !== 'INVALID_INPUT') return apiError;
   let found: FieldError[];
   try {
-    found = await inRequestTransaction(request, () => references(request));
+    found = await references(request);
   } catch {
     return apiError;
   }

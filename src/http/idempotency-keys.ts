@@ -1,15 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import {
-  deleteIdempotencyKey,
-  findIdempotencyKey,
-  insertIdempotencyKey,
-  lockIdempotencyKey,
-  markBeforeWork,
-  pruneIdempotencyKeys,
-  undoWork,
-} from '../store/idempotency-keys-repo.js';
-import type { HeldTransaction } from '../store/scoped-transaction.js';
+import { deleteIdempotencyKey, findIdempotencyKey, insertIdempotencyKey, lockIdempotencyKey, pruneIdempotencyKeys } from '../store/idempotency-keys-repo.js';
 import type { Store } from '../store/store.js';
+import type { Savepoint, UnitOfWork } from '../store/unit-of-work.js';
 
 /** How long the first answer to a key is kept and replayed. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -41,35 +33,34 @@ export type Claim =
   | { outcome: 'started'; attempt: IdempotentAttempt };
 
 /**
- * A request running under a key: its work runs in `held`'s transaction (see `run`), and `finish`
- * commits the work and the stored answer together, so a replay never meets work that did not
- * commit nor work done twice.
+ * A request running under a key: its work runs in `unitOfWork` (the services join it), inside the
+ * savepoint `work`, and `finish` commits the work and the stored answer together, so a replay
+ * never meets work that did not commit nor work done twice.
  */
 export class IdempotentAttempt {
   private ended = false;
   constructor(
-    private readonly held: HeldTransaction,
+    readonly unitOfWork: UnitOfWork,
+    private readonly work: Savepoint,
     private readonly keys: IdempotencyKeys,
     private readonly slot: KeySlot,
     private readonly fingerprint: RequestFingerprint,
   ) {}
 
-  /** Runs the work with the attempt's transaction scoped: services' writes join it. */
-  run<T>(fn: () => T): T {
-    return this.held.run(fn);
-  }
-
   /**
    * Ends the attempt with its answer: 5xx rolls everything back and stores nothing (a retry may run
-   * again); a 4xx drops the work's writes and stores the answer; anything else commits both.
+   * again); a 4xx drops the work's writes, and what it queued for the commit, and stores the
+   * answer; anything else commits both.
    */
   async finish(answer: StoredAnswer, now = Date.now()): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    const uow = this.unitOfWork;
     try {
-      if (answer.status >= 500) return await this.held.rollback();
-      if (answer.status >= 400) await undoWork(this.held.trx);
-      await insertIdempotencyKey(this.held.trx, {
+      if (answer.status >= 500) return await uow.rollback();
+      if (answer.status >= 400) await this.work.rollback();
+      else await this.work.release();
+      await insertIdempotencyKey(uow.db, {
         token_id: this.slot.tokenId,
         key_sha256: this.slot.keySha256,
         method: this.fingerprint.method,
@@ -81,10 +72,10 @@ export class IdempotentAttempt {
         created_at: now,
         expires_at: now + IDEMPOTENCY_RETENTION_MS,
       });
-      await this.keys.pruneSometimes(this.held, now);
-      await this.held.commit();
+      await this.keys.pruneSometimes(uow, now);
+      await uow.commit();
     } catch (err) {
-      await this.held.rollback().catch(() => undefined);
+      await uow.rollback().catch(() => undefined);
       throw err;
     } finally {
       this.keys.release(this.slot);
@@ -96,7 +87,7 @@ export class IdempotentAttempt {
     if (this.ended) return;
     this.ended = true;
     try {
-      await this.held.rollback();
+      await this.unitOfWork.rollback();
     } finally {
       this.keys.release(this.slot);
     }
@@ -116,26 +107,26 @@ export class IdempotencyKeys {
     const slot = keySlot(tokenId, key);
     if (this.running.has(slot.id)) return { outcome: 'in-flight' };
     this.running.add(slot.id);
-    let held: HeldTransaction | undefined;
+    let uow: UnitOfWork | undefined;
     try {
-      held = await this.store.hold();
-      const trx = held.trx;
-      if (!(await lockIdempotencyKey(trx, this.store.engine, tokenId, slot.keySha256))) {
-        await this.endWithout(held, slot);
+      uow = await this.store.begin();
+      if (!(await lockIdempotencyKey(uow, tokenId, slot.keySha256))) {
+        await this.endWithout(uow, slot);
         return { outcome: 'in-flight' };
       }
-      const row = await findIdempotencyKey(trx, tokenId, slot.keySha256);
+      const row = await findIdempotencyKey(uow.db, tokenId, slot.keySha256);
       if (row && row.expires_at > now) {
-        await this.endWithout(held, slot);
+        await this.endWithout(uow, slot);
         const same = row.method === fingerprint.method && row.path === fingerprint.path && row.body_sha256 === fingerprint.bodySha256;
         if (!same) return { outcome: 'mismatch' };
         return { outcome: 'replay', answer: { status: row.status, contentType: row.content_type, body: row.body === null ? null : unseal(slot.sealKey, row.body) } };
       }
-      if (row) await deleteIdempotencyKey(trx, tokenId, slot.keySha256);
-      await markBeforeWork(trx);
-      return { outcome: 'started', attempt: new IdempotentAttempt(held, this, slot, fingerprint) };
+      if (row) await deleteIdempotencyKey(uow.db, tokenId, slot.keySha256);
+      // A refused request (4xx) keeps its record and drops its work: the work runs in this savepoint.
+      const work = await uow.openSavepoint();
+      return { outcome: 'started', attempt: new IdempotentAttempt(uow, work, this, slot, fingerprint) };
     } catch (err) {
-      await held?.rollback().catch(() => undefined);
+      await uow?.rollback().catch(() => undefined);
       this.running.delete(slot.id);
       throw err;
     }
@@ -146,16 +137,16 @@ export class IdempotencyKeys {
   }
 
   /** Lazy pruning inside a request that already writes: no request without a key pays for it. */
-  async pruneSometimes(held: HeldTransaction, now: number): Promise<void> {
+  async pruneSometimes(uow: UnitOfWork, now: number): Promise<void> {
     if (now < this.nextPruneAt) return;
-    const deleted = await pruneIdempotencyKeys(held.trx, this.store.engine, now, PRUNE_BATCH);
+    const deleted = await pruneIdempotencyKeys(uow, now, PRUNE_BATCH);
     // A full batch means more are waiting: prune again on the next request.
     this.nextPruneAt = deleted === PRUNE_BATCH ? now : now + PRUNE_INTERVAL_MS;
   }
 
-  private async endWithout(held: HeldTransaction, slot: KeySlot): Promise<void> {
+  private async endWithout(uow: UnitOfWork, slot: KeySlot): Promise<void> {
     this.running.delete(slot.id);
-    await held.rollback();
+    await uow.rollback();
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Transform } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { UnitOfWork } from '../store/unit-of-work.js';
 import type { IdempotencyKeys, IdempotentAttempt } from './idempotency-keys.js';
 import { ApiError } from './api-error.js';
 
@@ -23,8 +24,8 @@ const keyed = new WeakMap<FastifyRequest, KeyedRequest>();
 /**
  * Idempotency-Key on every authenticated POST and PATCH. After authentication the key's syntax is
  * checked and the raw body hashed as it is read; once the body is parsed the key is claimed
- * (replay, 400 for another request, 409 while running); the handler then runs inside the claim's
- * transaction, and the answer is stored in that transaction before a byte of it is sent.
+ * (replay, 400 for another request, 409 while running); the handler's work then joins the claim's
+ * unit of work (requestUnitOfWork), and the answer is stored in it before a byte of it is sent.
  */
 export function registerIdempotency(app: FastifyInstance, keys: IdempotencyKeys): void {
   app.addHook('onRoute', (route) => {
@@ -34,23 +35,18 @@ export function registerIdempotency(app: FastifyInstance, keys: IdempotencyKeys)
     route.preValidation = [...hooks(route.preValidation), claimHook(keys) as never];
     route.onSend = [...hooks(route.onSend), storeAnswerHook as never];
     route.onResponse = [...hooks(route.onResponse), abandonUnanswered as never];
-    const handler = route.handler;
-    route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      const attempt = keyed.get(request)?.attempt;
-      return attempt ? attempt.run(() => handler.call(this, request, reply)) : handler.call(this, request, reply);
-    } as RouteOptions['handler'];
   });
 }
 
 /**
- * Runs `fn` inside the request's held transaction when it carries an Idempotency-Key (else as it
- * is): work done for the request outside its handler, e.g. the error handler's reference checks,
- * must not wait for a connection the request itself holds (SQLite has one writer; a PostgreSQL
- * pool would drain).
+ * The unit of work of a request sent with an Idempotency-Key, once its key is claimed (undefined
+ * for any other request). Routes pass it to the service they call (Store.transaction's `within`),
+ * so the work commits with the stored answer. Everything done for the request reads and writes
+ * through it, the error handler's reference checks included: nothing may wait for a connection the
+ * request itself holds (SQLite has one writer; a PostgreSQL pool would drain).
  */
-export function inRequestTransaction<T>(request: FastifyRequest, fn: () => T): T {
-  const attempt = keyed.get(request)?.attempt;
-  return attempt ? attempt.run(fn) : fn();
+export function requestUnitOfWork(request: FastifyRequest): UnitOfWork | undefined {
+  return keyed.get(request)?.attempt?.unitOfWork;
 }
 
 /** Every authenticated POST and PATCH. */

@@ -2,12 +2,12 @@ import { CARD_PROVISIONING_JOB, landCardProvisioning, type CardProvisioningJob }
 import { INTERNAL_RETRY_SCHEDULE_MS } from './backoff.js';
 import type { JobHandler } from './types.js';
 
-/** Makes new sandbox cards ACTIVE, in the worker's commit transaction. */
+/** Makes new sandbox cards ACTIVE, in the worker's batch. */
 export const cardProvisioningHandler: JobHandler = {
   kind: CARD_PROVISIONING_JOB,
   retryScheduleMs: () => INTERNAL_RETRY_SCHEDULE_MS,
-  async run(job, services) {
+  async run(job) {
     const payload = JSON.parse(job.payload) as CardProvisioningJob;
-    return { outcome: 'done', write: (trx) => landCardProvisioning(trx, services.store.engine, payload) };
+    return { outcome: 'done', write: (uow) => landCardProvisioning(uow, payload) };
   },
 };

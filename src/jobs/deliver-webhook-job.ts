@@ -1,15 +1,14 @@
 import { newId } from '../domain/shared/ids.js';
 import { signingSecrets } from '../domain/platform/platform-config.js';
-import type { Services } from '../services.js';
 import type { DeliverWebhookPayload } from '../domain/webhooks/webhook-event-log.js';
 import { DELIVER_WEBHOOK_JOB } from '../domain/webhooks/webhook-events.js';
-import type { Trx } from '../store/store.js';
 import type { WebhookAttemptRow } from '../store/tables/webhooks.js';
+import type { UnitOfWork } from '../store/unit-of-work.js';
 import type { EventForDelivery } from '../store/webhooks-repo.js';
 import { batchedLookup } from '../store/batched-lookup.js';
 import { findEventsForDelivery, insertWebhookAttempt, insertWebhookAttempts, recordDeliveries, recordEventAttempt, setEventState } from '../store/webhooks-repo.js';
 import { retryDelayMs } from './backoff.js';
-import type { JobHandler } from './types.js';
+import type { JobHandler, JobServices } from './types.js';
 
 /** Deliveries a process keeps in flight even while no endpoint answers. */
 export const MIN_DELIVERIES_IN_FLIGHT = 8;
@@ -18,9 +17,9 @@ export const MIN_DELIVERIES_IN_FLIGHT = 8;
  * The times of this process's latest answered deliveries (any answer or error that came back
  * before WEBHOOK_TIMEOUT_MS), at most WEBHOOK_CONCURRENCY of them, per set of services.
  */
-const answered = new WeakMap<Services, number[]>();
+const answered = new WeakMap<JobServices, number[]>();
 
-function noteAnswer(services: Services, at: number): void {
+function noteAnswer(services: JobServices, at: number): void {
   let times = answered.get(services);
   if (!times) answered.set(services, (times = []));
   times.push(at);
@@ -33,16 +32,16 @@ function noteAnswer(services: Services, at: number): void {
  * endpoint that holds its answers back so gets a few requests at once, not WEBHOOK_CONCURRENCY:
  * what a process killed meanwhile had sent unanswered, and must send again, stays small.
  */
-export function deliverySlots(services: Services, now = Date.now()): number {
+export function deliverySlots(services: JobServices, now = Date.now()): number {
   const { webhookConcurrency, webhookTimeoutMs } = services.config;
   const recent = (answered.get(services) ?? []).filter((t) => t > now - webhookTimeoutMs).length;
   return Math.min(webhookConcurrency, Math.max(MIN_DELIVERIES_IN_FLIGHT, recent));
 }
 
 /** Per set of services: the events of the deliveries started in one turn of the event loop are read in one statement. */
-const lookups = new WeakMap<Services, (eventId: string) => Promise<EventForDelivery | undefined>>();
+const lookups = new WeakMap<JobServices, (eventId: string) => Promise<EventForDelivery | undefined>>();
 
-function eventLookup(services: Services) {
+function eventLookup(services: JobServices) {
   let lookup = lookups.get(services);
   if (!lookup) {
     lookup = batchedLookup(async (ids: string[]) => new Map((await findEventsForDelivery(services.store.db, ids)).map((e) => [e.id, e])));
@@ -58,9 +57,9 @@ interface Delivered {
 }
 
 /** Records accepted deliveries: their attempts, and their events DELIVERED (a few statements for any number). */
-async function writeDelivered(trx: Trx, delivered: readonly Delivered[], services: Services): Promise<void> {
-  await insertWebhookAttempts(trx, delivered.map((d) => d.attempt));
-  await recordDeliveries(trx, services.store.engine, delivered.map((d) => ({ eventId: d.attempt.event_id, at: d.at })));
+async function writeDelivered(uow: UnitOfWork, delivered: readonly Delivered[]): Promise<void> {
+  await insertWebhookAttempts(uow.db, delivered.map((d) => d.attempt));
+  await recordDeliveries(uow, delivered.map((d) => ({ eventId: d.attempt.event_id, at: d.at })));
 }
 
 /**
@@ -86,7 +85,7 @@ export const webhookDeliveryHandler: JobHandler = {
     // A redelivery got there first; an automatic retry has nothing left to do.
     if (!redeliver && event.delivery_state === 'DELIVERED') return { outcome: 'done' };
     if (!event.webhook_endpoint || !event.secret) {
-      return { outcome: 'done', write: (trx) => setEventState(trx, eventId, 'WEBHOOK_ENDPOINT_NOT_SET', Date.now()) };
+      return { outcome: 'done', write: (uow) => setEventState(uow.db, eventId, 'WEBHOOK_ENDPOINT_NOT_SET', Date.now()) };
     }
     // A platform configured before key pairs existed gets its key pair on first use.
     const signingKey = event.signing_private_key ?? (await services.platformConfig.load(platformId)).signing_private_key;
@@ -110,20 +109,20 @@ export const webhookDeliveryHandler: JobHandler = {
     if (sent.latencyMs < services.config.webhookTimeoutMs) noteAnswer(services, done);
     if (sent.ok) {
       const delivered: Delivered = { attempt, at: done };
-      return { outcome: 'done', write: (trx) => writeDelivered(trx, [delivered], services), together: delivered };
+      return { outcome: 'done', write: (uow) => writeDelivered(uow, [delivered]), together: delivered };
     }
     const delayMs = retryDelayMs(job.attempts, services.config.webhookRetryScheduleMs);
-    const write = async (trx: Trx) => {
-      await insertWebhookAttempt(trx, attempt);
-      await recordEventAttempt(trx, eventId, delayMs === undefined ? { state: 'FAILED', at: done, nextAttemptAt: null } : { state: 'PENDING', at: done, nextAttemptAt: done + delayMs });
+    const write = async (uow: UnitOfWork) => {
+      await insertWebhookAttempt(uow.db, attempt);
+      await recordEventAttempt(uow.db, eventId, delayMs === undefined ? { state: 'FAILED', at: done, nextAttemptAt: null } : { state: 'PENDING', at: done, nextAttemptAt: done + delayMs });
     };
     if (delayMs === undefined) return { outcome: 'failed', error: `gave up after ${job.attempts} attempts: ${sent.error}`, write };
     return { outcome: 'retry', error: sent.error ?? 'delivery failed', delayMs, write };
   },
-  writeTogether: (trx, runs, services) => writeDelivered(trx, runs as Delivered[], services),
+  writeTogether: (uow, runs) => writeDelivered(uow, runs as Delivered[]),
   // A delivery job spent by errors (a throw, a commit that failed) leaves its event FAILED, not PENDING for good.
-  async gaveUp(trx, job, now) {
+  async gaveUp(uow, job, now) {
     const { eventId } = JSON.parse(job.payload) as DeliverWebhookPayload;
-    await setEventState(trx, eventId, 'FAILED', now);
+    await setEventState(uow.db, eventId, 'FAILED', now);
   },
 };

@@ -2,12 +2,12 @@ import { KYC_AUTO_APPROVAL_JOB, landKycAutoApproval, type KycAutoApprovalJob } f
 import { INTERNAL_RETRY_SCHEDULE_MS } from './backoff.js';
 import type { JobHandler } from './types.js';
 
-/** Approves new sandbox customers' KYC/KYB once their delay has passed, in the worker's commit transaction. */
+/** Approves new sandbox customers' KYC/KYB once their delay has passed, in the worker's batch. */
 export const kycAutoApprovalHandler: JobHandler = {
   kind: KYC_AUTO_APPROVAL_JOB,
   retryScheduleMs: () => INTERNAL_RETRY_SCHEDULE_MS,
-  async run(job, services) {
+  async run(job) {
     const payload = JSON.parse(job.payload) as KycAutoApprovalJob;
-    return { outcome: 'done', write: (trx) => landKycAutoApproval(trx, services.store.engine, payload) };
+    return { outcome: 'done', write: (uow) => landKycAutoApproval(uow, payload) };
   },
 };

@@ -7,11 +7,9 @@ import { DELIVER_WEBHOOK_JOB } from '../domain/webhooks/webhook-events.js';
 import { claimDueJobsByKind, finishDoneJobs, finishJob, JOBS_WAKEUP_CHANNEL, msUntilNextDue } from '../store/jobs-repo.js';
 import { deleteAttemptsBefore, deleteFinishedJobs } from '../store/retention-repo.js';
 import type { WakeupListener } from '../store/pg-wakeups.js';
-import type { ControlledTransaction } from 'kysely';
-import type { Database } from '../store/database.js';
 import type { Engine } from '../store/store.js';
-import { carryToTransaction, finishBeforeCommit } from '../store/commit-hooks.js';
 import type { JobRow } from '../store/tables/jobs.js';
+import type { UnitOfWork } from '../store/unit-of-work.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobHandler, JobResult } from './types.js';
 
@@ -93,6 +91,7 @@ export class Worker {
   private readonly pendingCommits = new Map<CommitGroup, PendingCommit[]>();
   private readonly commitLanes = new Map<CommitGroup, number>();
   private listener: WakeupListener | undefined;
+  private stopWaking: (() => void) | undefined;
   private readonly clock: () => number;
   private readonly pruneEveryMs: number;
   private pruneTimer: NodeJS.Timeout | undefined;
@@ -110,7 +109,7 @@ export class Worker {
   }
 
   start(): this {
-    this.services.jobSignal.on('enqueued', this.wake);
+    this.stopWaking = this.services.store.onJobsEnqueued(this.wake);
     this.listener = this.services.store.wakeups?.listen(JOBS_WAKEUP_CHANNEL, this.wake, (err) =>
       this.log.warn({ err }, 'job wake-up connection lost; reconnecting, polling every JOB_POLL_MS meanwhile'),
     );
@@ -141,14 +140,14 @@ export class Worker {
     const { config, store } = this.services;
     const pruned = { jobs: 0, attempts: 0 };
     for (let i = 0; i < PRUNE_BATCHES_PER_PASS && !this.stopped; i++) {
-      const n = await deleteFinishedJobs(store.db, store.engine, config.jobRetentionMs, PRUNE_BATCH);
+      const n = await deleteFinishedJobs(store, config.jobRetentionMs, PRUNE_BATCH);
       pruned.jobs += n;
       if (n < PRUNE_BATCH) break;
     }
     if (config.webhookAttemptRetentionMs > 0) {
       const before = idBoundAt('WebhookAttempt', this.clock() - config.webhookAttemptRetentionMs);
       for (let i = 0; i < PRUNE_BATCHES_PER_PASS && !this.stopped; i++) {
-        const n = await deleteAttemptsBefore(store.db, store.engine, before, PRUNE_BATCH);
+        const n = await deleteAttemptsBefore(store, before, PRUNE_BATCH);
         pruned.attempts += n;
         if (n < PRUNE_BATCH) break;
       }
@@ -169,7 +168,7 @@ export class Worker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.services.jobSignal.off('enqueued', this.wake);
+    this.stopWaking?.();
     clearTimeout(this.timer);
     clearTimeout(this.pruneTimer);
     await this.pruning;
@@ -196,7 +195,7 @@ export class Worker {
       const { config, store } = this.services;
       const limits = new Map([...this.freeSlots()].filter(([, free]) => free > 0));
       anyFree = limits.size > 0;
-      const jobs = await claimDueJobsByKind(store.db, store.engine, { owner: this.owner, leaseMs: config.jobLeaseMs, limits });
+      const jobs = await claimDueJobsByKind(store, { owner: this.owner, leaseMs: config.jobLeaseMs, limits });
       const claimed = new Map<string, number>();
       for (const job of jobs) claimed.set(job.kind, (claimed.get(job.kind) ?? 0) + 1);
       // A kind claimed to its limit may have more due right now.
@@ -227,7 +226,7 @@ export class Worker {
     const { config, store } = this.services;
     if (!this.listener?.connected) return config.jobPollMs;
     const safety = Math.max(config.jobPollMs, config.jobSafetyPollMs);
-    const next = await msUntilNextDue(store.db, store.engine, [...this.handlers.keys()], 1_000);
+    const next = await msUntilNextDue(store, [...this.handlers.keys()], 1_000);
     if (next === undefined) return safety;
     return Math.min(safety, Math.max(config.jobPollMs, next + 1));
   }
@@ -279,8 +278,8 @@ export class Worker {
 
   /**
    * Batch commits (see COMMITS): every run finished since a lane last took its batch goes into
-   * one transaction, each inside its own savepoint, so one job's failure or lost lease rolls back
-   * only that job. A lane is opened whenever runs wait and fewer than `lanes` are open.
+   * one unit of work, each inside its own savepoint, so one job's failure or lost lease rolls back
+   * only that job (and what it queued for the commit). A lane is opened whenever runs wait and fewer than `lanes` are open.
    */
   private flushCommits(group: CommitGroup): void {
     const { lanes, batch } = COMMITS[this.services.store.engine][group];
@@ -302,40 +301,37 @@ export class Worker {
 
   private async commitBatch(batch: PendingCommit[]): Promise<void> {
     const now = this.clock();
-    const { engine } = this.services.store;
     const failures: (unknown | undefined)[] = [];
     const finishes: ReturnType<Worker['finishing']>[] = [];
     try {
-      const trx = await this.services.store.db.startTransaction().execute();
+      const uow = await this.services.store.begin();
       try {
-        const together = await this.writeTogether(trx, batch, failures);
+        const together = await this.writeTogether(uow, batch, failures);
         for (const [i, item] of batch.entries()) {
           if (together.has(i)) continue;
           // PostgreSQL's lanes commit concurrently and a job's write locks rows (an account) until
           // the commit, so two lanes can deadlock; the victim's savepoint is undone (its locks go with
           // it) and the job is written again at once rather than spending an attempt and a backoff.
           for (let tries = 1; ; tries++) {
-            const sp = await trx.savepoint(`job${i}`).execute();
             try {
-              const finish = (finishes[i] ??= this.finishing(item));
-              if (!(await finishJob(sp, engine, finish))) throw new LeaseLost();
-              await item.result.write?.(sp);
-              if (finish.state === 'failed') await item.handler.gaveUp?.(sp, item.job, now);
-              await sp.releaseSavepoint(`job${i}`).execute();
-              carryToTransaction(sp, trx);
+              await uow.savepoint(async () => {
+                const finish = (finishes[i] ??= this.finishing(item));
+                if (!(await finishJob(uow, finish))) throw new LeaseLost();
+                await item.result.write?.(uow);
+                if (finish.state === 'failed') await item.handler.gaveUp?.(uow, item.job, now);
+              });
               break;
             } catch (err) {
-              await sp.rollbackToSavepoint(`job${i}`).execute();
               if (tries < 3 && isLockConflict(err)) continue;
               failures[i] = err;
               break;
             }
           }
         }
-        await finishBeforeCommit(trx);
-        await trx.commit().execute();
+        // Hooks, list positions, COMMIT, then the after-commit signals (jobs the writes enqueued wake the workers).
+        await uow.commit();
       } catch (err) {
-        await trx.rollback().execute().catch(() => undefined);
+        await uow.rollback().catch(() => undefined);
         throw err;
       }
     } catch (err) {
@@ -362,7 +358,7 @@ export class Worker {
    * are written one by one like the others. Answers the indexes written (a run whose lease was lost
    * among them gets its LeaseLost in `failures`).
    */
-  private async writeTogether(trx: ControlledTransaction<Database>, batch: PendingCommit[], failures: unknown[]): Promise<Set<number>> {
+  private async writeTogether(uow: UnitOfWork, batch: PendingCommit[], failures: unknown[]): Promise<Set<number>> {
     const written = new Set<number>();
     const byKind = new Map<string, number[]>();
     for (const [i, { result, handler, job }] of batch.entries()) {
@@ -374,19 +370,18 @@ export class Worker {
     for (const [kind, indexes] of byKind) {
       if (indexes.length < 2) continue;
       const runs = indexes.map((i) => batch[i]!);
-      const sp = await trx.savepoint('together').execute();
       try {
-        const held = await finishDoneJobs(sp, this.services.store.engine, this.owner, runs.map(({ job }) => ({ id: job.id, attempts: job.attempts })));
-        const writing = runs.filter(({ job }) => held.has(job.id)).map(({ result }) => (result as { together: unknown }).together);
-        await runs[0]!.handler.writeTogether!(sp, writing, this.services, this.log);
-        await sp.releaseSavepoint('together').execute();
-        carryToTransaction(sp, trx);
+        const held = await uow.savepoint(async () => {
+          const held = await finishDoneJobs(uow, this.owner, runs.map(({ job }) => ({ id: job.id, attempts: job.attempts })));
+          const writing = runs.filter(({ job }) => held.has(job.id)).map(({ result }) => (result as { together: unknown }).together);
+          await runs[0]!.handler.writeTogether!(uow, writing, this.services, this.log);
+          return held;
+        });
         for (const i of indexes) {
           written.add(i);
           if (!held.has(batch[i]!.job.id)) failures[i] = new LeaseLost();
         }
       } catch (err) {
-        await sp.rollbackToSavepoint('together').execute();
         this.log.warn({ err, kind, jobs: runs.length }, 'writing jobs together failed; writing them one by one');
       }
     }

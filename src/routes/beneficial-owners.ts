@@ -2,6 +2,7 @@ import type { BeneficialOwnerPatch, NewBeneficialOwner, OwnerPage } from '../dom
 import { BeneficialOwnerSchema, CreateOwnerBody, ListOwnersQuery, PatchOwnerBody } from '../schemas/beneficial-owners.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { memberOf, type RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -22,7 +23,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
   app.post(
     '/beneficial-owners',
     {
-      config: { permission: 'TRANSACT', references: (request) => beneficialOwners.referenceErrors(request.principal.platformId, memberOf(request.body, 'customerId')) },
+      config: { permission: 'TRANSACT', references: (request) => beneficialOwners.referenceErrors(request.principal.platformId, memberOf(request.body, 'customerId'), requestUnitOfWork(request)) },
       schema: {
         tags,
         summary: 'Create a beneficial owner',
@@ -34,7 +35,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
       },
     },
     async (request, reply) => {
-      const json = await beneficialOwners.create(request.principal.platformId, request.body as NewBeneficialOwner);
+      const json = await beneficialOwners.create(request.principal.platformId, request.body as NewBeneficialOwner, requestUnitOfWork(request));
       return reply.code(201).type(JSON_TYPE).send(asRendered(json));
     },
   );
@@ -85,7 +86,7 @@ export const beneficialOwnerRoutes: RouteModule = (app, { beneficialOwners }) =>
       },
     },
     async (request, reply) => {
-      const json = await beneficialOwners.update(request.principal.platformId, request.params.id, request.body as BeneficialOwnerPatch);
+      const json = await beneficialOwners.update(request.principal.platformId, request.params.id, request.body as BeneficialOwnerPatch, requestUnitOfWork(request));
       return reply.type(JSON_TYPE).send(asRendered(json));
     },
   );

@@ -1,6 +1,7 @@
 import { CardSchema, CreateCardBody, ListCardsQuery, UpdateCardBody } from '../schemas/cards.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { memberOf, type RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 const tags = ['Cards'];
 
@@ -8,7 +9,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
   app.post(
     '/cards',
     {
-      config: { permission: 'TRANSACT', references: (request) => cards.referenceErrors(request.principal.platformId, { cardholderId: memberOf(request.body, 'cardholderId') }) },
+      config: { permission: 'TRANSACT', references: (request) => cards.referenceErrors(request.principal.platformId, { cardholderId: memberOf(request.body, 'cardholderId') }, requestUnitOfWork(request)) },
       schema: {
         tags,
         summary: 'Issue a card',
@@ -24,7 +25,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
     async (request, reply) => {
       // Grid forwards a 3-D Secure password to the issuer and keeps nothing; with no issuer here it is dropped.
       const { threeDSecurePassword: _dropped, ...input } = request.body;
-      const card = await cards.create(request.principal.platformId, request.principal.environment, input);
+      const card = await cards.create(request.principal.platformId, request.principal.environment, input, requestUnitOfWork(request));
       return reply.code(201).send(card);
     },
   );
@@ -66,7 +67,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
         response: { 200: CardSchema, ...errorResponses(400, 404, 409, 415) },
       },
     },
-    async (request) => cards.update(request.principal.platformId, request.params.id, request.body),
+    async (request) => cards.update(request.principal.platformId, request.params.id, request.body, requestUnitOfWork(request)),
   );
 
   app.get(

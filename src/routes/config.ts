@@ -3,6 +3,7 @@ import { permissionRank } from '../domain/platform/tokens.js';
 import { errorResponses } from '../schemas/common.js';
 import { PlatformConfigSchema, UpdateConfigBody } from '../schemas/platform-config.js';
 import type { RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 const tags = ['Platform Configuration'];
 const windowHours = SECRET_ROTATION_WINDOW_MS / 3_600_000;
@@ -40,7 +41,7 @@ export const configRoutes: RouteModule = (app, { platformConfig }) => {
         response: { 200: PlatformConfigSchema, ...errorResponses(400, 415, 501) },
       },
     },
-    async (request) => platformConfig.update(request.principal.platformId, request.body),
+    async (request) => platformConfig.update(request.principal.platformId, request.body, requestUnitOfWork(request)),
   );
 
   app.post(
@@ -54,6 +55,6 @@ export const configRoutes: RouteModule = (app, { platformConfig }) => {
         response: { 200: PlatformConfigSchema, ...errorResponses() },
       },
     },
-    async (request) => platformConfig.rotateSecret(request.principal.platformId),
+    async (request) => platformConfig.rotateSecret(request.principal.platformId, requestUnitOfWork(request)),
   );
 };

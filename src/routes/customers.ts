@@ -6,6 +6,7 @@ import { fieldErrorsFromAjv } from '../http/validation.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { CreateCustomerBody, CustomerSchema, ListCustomersQuery, PatchCustomerBody } from '../schemas/customers.js';
 import type { RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 const tags = ['Customers'];
 
@@ -48,7 +49,7 @@ export const customerRoutes: RouteModule = (app, { customers }) => {
     },
     async (request, reply) => {
       checkBody(request, false);
-      return reply.code(201).send(await customers.create(request.principal.platformId, request.principal.environment, request.body as NewCustomer));
+      return reply.code(201).send(await customers.create(request.principal.platformId, request.principal.environment, request.body as NewCustomer, requestUnitOfWork(request)));
     },
   );
 
@@ -103,7 +104,7 @@ export const customerRoutes: RouteModule = (app, { customers }) => {
     },
     async (request) => {
       checkBody(request, true);
-      return customers.update(request.principal.platformId, request.params.id, request.body as CustomerPatch);
+      return customers.update(request.principal.platformId, request.params.id, request.body as CustomerPatch, requestUnitOfWork(request));
     },
   );
 

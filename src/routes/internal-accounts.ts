@@ -1,6 +1,7 @@
 import { errorResponses, pageSchema } from '../schemas/common.js';
 import { AccountIdParamSchema, FundInternalAccountBody, InternalAccountSchema, ListInternalAccountsQuery } from '../schemas/internal-accounts.js';
 import type { RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 export const internalAccountRoutes: RouteModule = (app, { internalAccounts }) => {
   app.get(
@@ -40,6 +41,6 @@ export const sandboxInternalAccountRoutes: RouteModule = (app, { internalAccount
         response: { 200: InternalAccountSchema, ...errorResponses(400, 404, 415) },
       },
     },
-    async (request) => internalAccounts.fund(request.principal.platformId, request.params.accountId, request.body.amount),
+    async (request) => internalAccounts.fund(request.principal.platformId, request.params.accountId, request.body.amount, requestUnitOfWork(request)),
   );
 };

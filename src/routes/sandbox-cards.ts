@@ -3,6 +3,7 @@ import type { SimulationName } from '../domain/cards/card-transactions.js';
 import { errorResponses, extension, IdParamSchema } from '../schemas/common.js';
 import { AmountBody, AuthorizationBody, AuthorizationResponse, SimulationRequest, SimulationResponse } from '../schemas/sandbox-cards.js';
 import type { RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 interface Simulator {
   name: SimulationName;
@@ -55,6 +56,7 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
         request.params.id,
         { amount: body.amount, currency: body.currency ?? { code: 'USD' }, merchant: body.merchant },
         tokenId,
+        requestUnitOfWork(request),
       );
       return reply.code(202).send(accepted);
     },
@@ -77,7 +79,7 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
       },
       async (request, reply) => {
         const body = request.body as { cardTransactionId: string; amount?: number };
-        const { issuerTransactionToken } = await cardSimulations.simulate(request.principal.platformId, request.params.id, sim.name as Exclude<SimulationName, 'authorization'>, body);
+        const { issuerTransactionToken } = await cardSimulations.simulate(request.principal.platformId, request.params.id, sim.name as Exclude<SimulationName, 'authorization'>, body, requestUnitOfWork(request));
         return reply.code(202).send({ issuerTransactionToken });
       },
     );

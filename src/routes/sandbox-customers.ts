@@ -2,6 +2,7 @@ import { errorResponses, extension } from '../schemas/common.js';
 import { CustomerSchema } from '../schemas/customers.js';
 import { CustomerIdParamSchema, SetKycStatusBody } from '../schemas/sandbox-customers.js';
 import type { RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 export const sandboxCustomerRoutes: RouteModule = (app, { kyc }) => {
   app.post(
@@ -22,6 +23,6 @@ export const sandboxCustomerRoutes: RouteModule = (app, { kyc }) => {
         response: { 200: CustomerSchema, ...errorResponses(400, 404, 410, 415) },
       },
     },
-    async (request) => kyc.setStatus(request.principal.platformId, request.params.customerId, request.body.status),
+    async (request) => kyc.setStatus(request.principal.platformId, request.params.customerId, request.body.status, requestUnitOfWork(request)),
   );
 };

@@ -1,6 +1,7 @@
 import { errorResponses } from '../schemas/common.js';
 import { TestWebhookResponseSchema } from '../schemas/sandbox-webhooks.js';
 import type { RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 export const sandboxWebhookRoutes: RouteModule = (app, { webhookEvents }) => {
   app.post(
@@ -18,6 +19,6 @@ export const sandboxWebhookRoutes: RouteModule = (app, { webhookEvents }) => {
         response: { 200: TestWebhookResponseSchema, ...errorResponses(400, 404) },
       },
     },
-    async (request) => webhookEvents.sendTest(request.principal.platformId),
+    async (request) => webhookEvents.sendTest(request.principal.platformId, requestUnitOfWork(request)),
   );
 };

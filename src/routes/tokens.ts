@@ -4,6 +4,7 @@ import { forbidden } from '../http/auth.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { ApiTokenSchema, CreatedApiTokenSchema, CreateTokenBody, ListTokensQuery } from '../schemas/tokens.js';
 import type { RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 const tags = ['API Tokens'];
 
@@ -25,7 +26,7 @@ export const tokenRoutes: RouteModule = (app, { tokens }) => {
       // A token never grants more than it has (MANAGE is needed to get here; the rule holds whatever is added above it).
       const asked = highestPermission(request.body.permissions);
       if (permissionRank(asked) > permissionRank(request.principal.permission)) throw forbidden(asked);
-      const created = await tokens.create(request.principal.platformId, { ...request.body, environment });
+      const created = await tokens.create(request.principal.platformId, { ...request.body, environment }, requestUnitOfWork(request));
       return reply.code(201).send(created);
     },
   );

@@ -1,6 +1,7 @@
 import { errorResponses, extension, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { ListWebhookEventsQuery, RedeliveredEventSchema, WebhookEventDetailSchema, WebhookEventSchema } from '../schemas/webhook-events.js';
 import type { RouteModule } from './types.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 
 const tags = ['Webhooks'];
 /** The whole event log (events, their attempts, redelivery) is this service's. */
@@ -50,6 +51,6 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
         response: { 202: RedeliveredEventSchema, ...errorResponses(400, 404) },
       },
     },
-    async (request, reply) => reply.code(202).send(await webhookEvents.redeliver(request.principal.platformId, request.params.id)),
+    async (request, reply) => reply.code(202).send(await webhookEvents.redeliver(request.principal.platformId, request.params.id, requestUnitOfWork(request))),
   );
 };

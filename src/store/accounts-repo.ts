@@ -1,10 +1,12 @@
+// Written once per engine: lockAccounts.
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import { sql } from 'kysely';
-import type { Engine, Executor } from './store.js';
+import type { Executor } from './store.js';
 import type { InternalAccountRow, LedgerEntryRow } from './tables/internal-accounts.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 export interface AccountFilter {
   customerId?: string | undefined;
@@ -13,9 +15,9 @@ export interface AccountFilter {
 }
 
 /** Inserts the account unless the customer already has one of that type and currency; placed on the accounts list at commit (see insertListed). */
-export async function insertAccountIfAbsent(db: Executor, row: InternalAccountRow): Promise<void> {
-  await insertListed(db, 'internal_accounts', row, (trx, r) =>
-    trx
+export async function insertAccountIfAbsent(uow: UnitOfWork, row: InternalAccountRow): Promise<void> {
+  await insertListed(uow, 'internal_accounts', row, (db, r) =>
+    db
       .insertInto('internal_accounts')
       .values(r)
       .onConflict((oc) => oc.columns(['customer_id', 'type', 'currency']).doNothing())
@@ -44,10 +46,10 @@ export async function findAccount(db: Executor, platformId: string, id: string):
  * order, so two transactions locking overlapping sets cannot deadlock on them. The caller checks
  * each one's platform and owner.
  */
-export async function lockAccounts(db: Executor, engine: Engine, ids: readonly string[]): Promise<InternalAccountRow[]> {
+export async function lockAccounts(uow: UnitOfWork, ids: readonly string[]): Promise<InternalAccountRow[]> {
   if (ids.length === 0) return [];
-  let q = db.selectFrom('internal_accounts').selectAll().where('id', 'in', ids).orderBy('id');
-  if (engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
+  let q = uow.db.selectFrom('internal_accounts').selectAll().where('id', 'in', ids).orderBy('id');
+  if (uow.engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
   return q.execute();
 }
 

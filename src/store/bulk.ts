@@ -1,5 +1,6 @@
+// Written once per engine: updateRows (PostgreSQL one statement from typed arrays, SQLite one per row).
 import { sql, type RawBuilder } from 'kysely';
-import type { Engine, Executor } from './store.js';
+import type { Queryable } from './store.js';
 
 /** A column's PostgreSQL type, as a row's JSON value is read into it. */
 export type ColumnType = 'text' | 'bigint' | 'integer';
@@ -24,8 +25,7 @@ export function rowsRelation(columns: Record<string, ColumnType>, rows: readonly
  * `status = 'PENDING'`: a row that fails it is left alone. Returns how many rows were updated.
  */
 export async function updateRows<R extends { id: string }>(
-  db: Executor,
-  engine: Engine,
+  on: Queryable,
   table: string,
   columns: Record<Exclude<keyof R & string, 'id'>, ColumnType>,
   rows: readonly R[],
@@ -33,7 +33,8 @@ export async function updateRows<R extends { id: string }>(
 ): Promise<number> {
   if (rows.length === 0) return 0;
   const names = Object.keys(columns) as (keyof R & string)[];
-  if (engine === 'postgres') {
+  const { db } = on;
+  if (on.engine === 'postgres') {
     const sets = sql.join(names.map((n) => sql`${sql.ref(n)} = v.${sql.ref(n)}`));
     const extra = onlyWhere ? sql` and ${sql.ref(`t.${onlyWhere.column}`)} = ${onlyWhere.equals}` : sql``;
     const relation = rowsRelation({ id: 'text', ...columns }, rows as readonly Record<string, unknown>[]);

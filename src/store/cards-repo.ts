@@ -1,25 +1,37 @@
+// Written once per engine: acceptAuthorization and the lock* reads (the bulk writes go through bulk.ts).
 import { sql } from 'kysely';
 import { insertSelected, updateRows } from './bulk.js';
 import type { Database } from './database.js';
 import { afterPosition, keysetOrder, keysetPage } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
-import type { Engine, Executor } from './store.js';
+import type { Engine, Executor, Queryable, Store } from './store.js';
 import type { CardOperationRow, CardOperationStatus, CardRow, CardTransactionRow } from './tables/cards.js';
 import type { JobRow } from './tables/jobs.js';
 import { liveTokenCount } from './tokens-repo.js';
+import { UnitOfWork } from './unit-of-work.js';
 
 export type CardTransactionView = CardTransactionRow & { platform_customer_id: string };
 
-/** Inserts a card, placed on the cards list when the transaction commits (see insertListed). */
-export async function insertCard(db: Executor, row: CardRow): Promise<void> {
-  await insertListed(db, 'cards', row, (trx, r) => trx.insertInto('cards').values(r).execute());
+/** Inserts a card, placed on the cards list when the unit of work commits (see insertListed). */
+export async function insertCard(uow: UnitOfWork, row: CardRow): Promise<void> {
+  await insertListed(uow, 'cards', row, (db, r) => db.insertInto('cards').values(r).execute());
 }
 
-/** A card of this platform (another platform's is not found); `lock` takes a row lock until the caller's transaction ends (PostgreSQL). */
-export async function findCard(db: Executor, platformId: string, id: string, lock = false): Promise<CardRow | undefined> {
-  const q = db.selectFrom('cards').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
-  return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
+const cardOf = (db: Executor, platformId: string, id: string) => db.selectFrom('cards').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+
+/** A card of this platform (another platform's is not found). */
+export async function findCard(db: Executor, platformId: string, id: string): Promise<CardRow | undefined> {
+  return cardOf(db, platformId, id).executeTakeFirst();
+}
+
+/**
+ * findCard, to decide a change of the card: on PostgreSQL its row stays locked until the unit of
+ * work ends (SQLite's transactions begin IMMEDIATE and are serialized already).
+ */
+export async function lockCard(uow: UnitOfWork, platformId: string, id: string): Promise<CardRow | undefined> {
+  const q = cardOf(uow.db, platformId, id);
+  return (uow.engine === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
 export async function updateCard(db: Executor, id: string, patch: Partial<Pick<CardRow, 'state' | 'state_reason' | 'funding_sources' | 'updated_at'>>): Promise<void> {
@@ -41,12 +53,12 @@ function namesFundingSource(engine: Engine, id: string) {
     : sql<boolean>`exists (select 1 from json_each(cards.funding_sources) where json_each.value = ${id})`;
 }
 
-export async function listCards(db: Executor, engine: Engine, platformId: string, q: PageQuery, f: CardFilters): Promise<{ rows: CardRow[]; total: number }> {
-  let base = db.selectFrom('cards').where('platform_id', '=', platformId);
+export async function listCards(on: Queryable, platformId: string, q: PageQuery, f: CardFilters): Promise<{ rows: CardRow[]; total: number }> {
+  let base = on.db.selectFrom('cards').where('platform_id', '=', platformId);
   if (f.cardholderId !== undefined) base = base.where('cardholder_id', '=', f.cardholderId);
   if (f.platformCardId !== undefined) base = base.where('platform_card_id', '=', f.platformCardId);
   if (f.state !== undefined) base = base.where('state', '=', f.state);
-  if (f.fundingSource !== undefined) base = base.where(namesFundingSource(engine, f.fundingSource));
+  if (f.fundingSource !== undefined) base = base.where(namesFundingSource(on.engine, f.fundingSource));
   return keysetPage<CardRow, Database, 'cards'>(base, q);
 }
 
@@ -80,12 +92,17 @@ export interface AuthorizationAcceptance {
  *
  * PostgreSQL: one statement for all of it (data-modifying WITH), so accepting an authorization is
  * one round trip instead of eight (token check, begin, card, three inserts, an update, commit).
- * SQLite: the same statements one after another, in the caller's transaction or one of their own.
+ * SQLite: the same statements one after another, in the caller's unit of work or one of their own.
+ * Either way, the job's workers are woken once it commits.
  */
-export async function acceptAuthorization(db: Executor, engine: Engine, a: AuthorizationAcceptance): Promise<{ live: boolean; cardCurrency: string | undefined }> {
+export async function acceptAuthorization(on: Store | UnitOfWork, a: AuthorizationAcceptance): Promise<{ live: boolean; cardCurrency: string | undefined }> {
   const { transaction: t, operation, job } = a.rows;
   const live = a.tokenId === undefined ? sql<boolean>`true` : sql<boolean>`${liveTokenCount(a.tokenId)} > 0`;
-  if (engine === 'postgres') {
+  const wrote = (seen: { live: boolean; cardCurrency: string | undefined }) => {
+    if (seen.live && seen.cardCurrency === a.currency && a.acceptable) on.jobsEnqueued();
+    return seen;
+  };
+  if (on.engine === 'postgres') {
     const writable = sql`card.currency = ${a.currency} and ${a.acceptable} and (select ok from live)`;
     const row = { ...t, customer_id: '', currency: '', list_position: t.created_at };
     const { rows } = await sql<{ live: boolean; currency: string | null }>`with
@@ -94,10 +111,11 @@ export async function acceptAuthorization(db: Executor, engine: Engine, a: Autho
       ct as (${insertSelected('card_transactions', row, sql`card where ${writable}`, { customer_id: sql`card.cardholder_id`, currency: sql`card.currency` })} returning id),
       op as (${insertSelected('card_operations', operation, sql`ct`)} returning id),
       job as (${insertSelected('jobs', job, sql`ct`)} returning id)
-      select (select ok from live) as live, (select currency from card) as currency`.execute(db);
-    return { live: rows[0]!.live, cardCurrency: rows[0]!.currency ?? undefined };
+      select (select ok from live) as live, (select currency from card) as currency`.execute(on.db);
+    return wrote({ live: rows[0]!.live, cardCurrency: rows[0]!.currency ?? undefined });
   }
-  if (!db.isTransaction) return db.transaction().execute((trx) => acceptAuthorization(trx, engine, a));
+  if (!(on instanceof UnitOfWork)) return on.transaction((uow) => acceptAuthorization(uow, a));
+  const db = on.db;
   const { ok } = (await sql<{ ok: number | boolean }>`select ${live} as ok`.execute(db)).rows[0]!;
   const card = await findCard(db, t.platform_id, t.card_id);
   if (Boolean(ok) && card && card.currency === a.currency && a.acceptable) {
@@ -105,7 +123,7 @@ export async function acceptAuthorization(db: Executor, engine: Engine, a: Autho
     await insertCardOperation(db, operation);
     await db.insertInto('jobs').values(job).execute();
   }
-  return { live: Boolean(ok), cardCurrency: card?.currency };
+  return wrote({ live: Boolean(ok), cardCurrency: card?.currency });
 }
 
 /**
@@ -113,9 +131,9 @@ export async function acceptAuthorization(db: Executor, engine: Engine, a: Autho
  * transaction ends, so acceptances and landings on one transaction run one at a time.
  * (SQLite transactions are BEGIN IMMEDIATE and already serialized.)
  */
-export async function lockCardTransaction(db: Executor, engine: Engine, platformId: string, id: string): Promise<CardTransactionRow | undefined> {
-  let q = db.selectFrom('card_transactions').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
-  if (engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
+export async function lockCardTransaction(uow: UnitOfWork, platformId: string, id: string): Promise<CardTransactionRow | undefined> {
+  let q = uow.db.selectFrom('card_transactions').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+  if (uow.engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
   return q.executeTakeFirst();
 }
 
@@ -124,16 +142,16 @@ export async function lockCardTransaction(db: Executor, engine: Engine, platform
  * locks their rows until the caller's transaction ends, in id order (two transactions locking
  * overlapping sets cannot deadlock on them). The caller checks each one's platform.
  */
-export async function lockCardTransactions(db: Executor, engine: Engine, ids: readonly string[]): Promise<CardTransactionView[]> {
+export async function lockCardTransactions(uow: UnitOfWork, ids: readonly string[]): Promise<CardTransactionView[]> {
   if (ids.length === 0) return [];
-  let q = db
+  let q = uow.db
     .selectFrom('card_transactions as t')
     .innerJoin('customers as c', 'c.id', 't.customer_id')
     .selectAll('t')
     .select('c.platform_customer_id')
     .where('t.id', 'in', ids)
     .orderBy('t.id');
-  if (engine === 'postgres') q = q.modifyEnd(sql`for no key update of t`);
+  if (uow.engine === 'postgres') q = q.modifyEnd(sql`for no key update of t`);
   return q.execute();
 }
 
@@ -147,8 +165,8 @@ export async function cardsByIds(db: Executor, ids: readonly string[]): Promise<
 export type CardTransactionChanges = Pick<CardTransactionRow, 'id'> & Omit<CardTransactionRow, 'id' | 'platform_id' | 'card_id' | 'customer_id' | 'merchant' | 'currency' | 'issuer_transaction_token' | 'list_position'>;
 
 /** Writes each transaction's changed columns (see updateRows: one statement on PostgreSQL). */
-export async function updateCardTransactions(db: Executor, engine: Engine, rows: readonly CardTransactionChanges[]): Promise<void> {
-  await updateRows<CardTransactionChanges>(db, engine, 'card_transactions', {
+export async function updateCardTransactions(on: Queryable, rows: readonly CardTransactionChanges[]): Promise<void> {
+  await updateRows<CardTransactionChanges>(on, 'card_transactions', {
     status: 'text',
     account_id: 'text',
     authorized_amount: 'bigint',
@@ -244,8 +262,8 @@ export async function operationsOf(db: Executor, transactionIds: string[]): Prom
 export type FinishedOperation = Pick<CardOperationRow, 'id' | 'amount' | 'reason'> & { status: Exclude<CardOperationStatus, 'PENDING'>; processed_at: number };
 
 /** Ends operations that are still PENDING (see updateRows: one statement on PostgreSQL); one already ended is left alone. */
-export async function finishCardOperations(db: Executor, engine: Engine, rows: readonly FinishedOperation[]): Promise<void> {
-  await updateRows<FinishedOperation>(db, engine, 'card_operations', { status: 'text', amount: 'bigint', reason: 'text', processed_at: 'bigint' }, rows, {
+export async function finishCardOperations(on: Queryable, rows: readonly FinishedOperation[]): Promise<void> {
+  await updateRows<FinishedOperation>(on, 'card_operations', { status: 'text', amount: 'bigint', reason: 'text', processed_at: 'bigint' }, rows, {
     column: 'status',
     equals: 'PENDING',
   });

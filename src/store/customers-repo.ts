@@ -1,3 +1,4 @@
+// Written once per engine: lockCustomer.
 import { sql } from 'kysely';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
@@ -5,6 +6,7 @@ import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import type { Executor } from './store.js';
 import type { CustomerRow, CustomerType } from './tables/customers.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 export interface CustomerFilter {
   platformCustomerId?: string | undefined;
@@ -27,17 +29,17 @@ export type CustomerClash = 'platformCustomerId' | 'umaAddress';
 /**
  * Inserts a customer unless an active one of the platform already has its platformCustomerId or
  * UMA address (the unique indexes decide, so concurrent inserts cannot both win), placed on the
- * customers list when the transaction commits (see insertListed). ON CONFLICT DO NOTHING keeps a
- * caller's transaction usable on PostgreSQL; the clash is then named by a read.
+ * customers list when the unit of work commits (see insertListed). ON CONFLICT DO NOTHING keeps
+ * the unit of work usable on PostgreSQL; the clash is then named by a read.
  */
-export async function insertCustomer(db: Executor, row: CustomerRow): Promise<CustomerClash | undefined> {
+export async function insertCustomer(uow: UnitOfWork, row: CustomerRow): Promise<CustomerClash | undefined> {
   let inserted = false;
-  await insertListed(db, 'customers', row, async (trx, r) => {
-    const res = await trx.insertInto('customers').values(r).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+  await insertListed(uow, 'customers', row, async (db, r) => {
+    const res = await db.insertInto('customers').values(r).onConflict((oc) => oc.doNothing()).executeTakeFirst();
     inserted = Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
   });
   if (inserted) return undefined;
-  return (await activeClash(db, row.platform_id, row.id, { platformCustomerId: row.platform_customer_id })) ?? 'umaAddress';
+  return (await activeClash(uow.db, row.platform_id, row.id, { platformCustomerId: row.platform_customer_id })) ?? 'umaAddress';
 }
 
 /**
@@ -49,9 +51,16 @@ export async function insertCustomers(db: Executor, rows: CustomerRow[]): Promis
 }
 
 /** A customer of this platform, deleted or not; another platform's customer is not found. */
-export async function findCustomer(db: Executor, platformId: string, id: string, lock = false): Promise<CustomerRow | undefined> {
-  const q = db.selectFrom('customers').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
-  return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
+export async function findCustomer(db: Executor, platformId: string, id: string): Promise<CustomerRow | undefined> {
+  return customerOf(db, platformId, id).executeTakeFirst();
+}
+
+const customerOf = (db: Executor, platformId: string, id: string) => db.selectFrom('customers').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+
+/** findCustomer, to decide a change of the customer: on PostgreSQL its row stays locked until the unit of work ends (SQLite's transactions are serialized already). */
+export async function lockCustomer(uow: UnitOfWork, platformId: string, id: string): Promise<CustomerRow | undefined> {
+  const q = customerOf(uow.db, platformId, id);
+  return (uow.engine === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
 /** Which of the given values another active customer of the platform already holds. */

@@ -1,6 +1,8 @@
+// Written once per engine: lockIdempotencyKey and pruneIdempotencyKeys.
 import { sql } from 'kysely';
-import type { Db, Engine, Executor, Trx } from './store.js';
+import type { Executor, Queryable } from './store.js';
 import type { IdempotencyKeyRow } from './tables/idempotency-keys.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 /**
  * Takes the (token, key) slot for the rest of the transaction; false when another transaction
@@ -8,9 +10,9 @@ import type { IdempotencyKeyRow } from './tables/idempotency-keys.js';
  * instead of waiting on the first one's uncommitted row. SQLite: the transaction began IMMEDIATE,
  * so it already excludes every other writer.
  */
-export async function lockIdempotencyKey(trx: Trx, engine: Engine, tokenId: string, keySha256: string): Promise<boolean> {
-  if (engine === 'sqlite') return true;
-  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${`${tokenId} ${keySha256}`}::text, 0)) as locked`.execute(trx);
+export async function lockIdempotencyKey(uow: UnitOfWork, tokenId: string, keySha256: string): Promise<boolean> {
+  if (uow.engine === 'sqlite') return true;
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${`${tokenId} ${keySha256}`}::text, 0)) as locked`.execute(uow.db);
   return rows[0]?.locked === true;
 }
 
@@ -27,8 +29,8 @@ export async function insertIdempotencyKey(db: Executor, row: IdempotencyKeyRow)
 }
 
 /** Deletes at most `limit` records expired at `now`; returns how many. On PostgreSQL rows another transaction holds are left for later. */
-export async function pruneIdempotencyKeys(db: Db | Trx, engine: Engine, now: number, limit: number): Promise<number> {
-  const r = await db
+export async function pruneIdempotencyKeys(on: Queryable, now: number, limit: number): Promise<number> {
+  const r = await on.db
     .deleteFrom('idempotency_keys')
     .where(({ eb, refTuple, selectFrom }) =>
       eb(
@@ -38,19 +40,10 @@ export async function pruneIdempotencyKeys(db: Db | Trx, engine: Engine, now: nu
           .select(['token_id', 'key_sha256'])
           .where('expires_at', '<=', now)
           .limit(limit)
-          .$if(engine === 'postgres', (q) => q.forUpdate().skipLocked())
+          .$if(on.engine === 'postgres', (q) => q.forUpdate().skipLocked())
           .$asTuple('token_id', 'key_sha256'),
       ),
     )
     .executeTakeFirst();
   return Number(r.numDeletedRows);
-}
-
-/** Savepoint before a request's work, so a refused request keeps its record and drops its writes. */
-export async function markBeforeWork(trx: Trx): Promise<void> {
-  await sql`savepoint idempotent_work`.execute(trx);
-}
-
-export async function undoWork(trx: Trx): Promise<void> {
-  await sql`rollback to savepoint idempotent_work`.execute(trx);
 }

@@ -1,7 +1,9 @@
+// Written once per engine: dbClockMs, claimDueJobsByKind, dueJobIds and finishDoneJobs.
 import { sql, type RawBuilder } from 'kysely';
 import { rowsRelation } from './bulk.js';
-import type { Engine, Executor } from './store.js';
+import type { Engine, Executor, Queryable } from './store.js';
 import type { JobRow } from './tables/jobs.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 /** The PostgreSQL channel on which a commit that enqueued jobs wakes the workers of every process (the trigger of migration 014). */
 export const JOBS_WAKEUP_CHANNEL = 'payments_jobs';
@@ -15,18 +17,19 @@ export interface NewJob {
   runAt?: number;
 }
 
-/** Adds a job; call it inside the caller's transaction so the job commits with the business write. */
-export async function enqueueJob(db: Executor, job: NewJob, now = Date.now()): Promise<void> {
-  await enqueueJobs(db, [job], now);
+/** Adds a job in the caller's unit of work, so it commits with the business write; the workers wake once it commits. */
+export async function enqueueJob(uow: UnitOfWork, job: NewJob, now = Date.now()): Promise<void> {
+  await enqueueJobs(uow, [job], now);
 }
 
-/** Adds jobs in one statement, inside the caller's transaction (see enqueueJob). */
-export async function enqueueJobs(db: Executor, jobs: readonly NewJob[], now = Date.now()): Promise<void> {
+/** Adds jobs in one statement (see enqueueJob). */
+export async function enqueueJobs(uow: UnitOfWork, jobs: readonly NewJob[], now = Date.now()): Promise<void> {
   if (jobs.length === 0) return;
-  await db
+  await uow.db
     .insertInto('jobs')
     .values(jobs.map((job) => jobRow(job, now)))
     .execute();
+  uow.jobsEnqueued();
 }
 
 /** The row a new job is inserted as. */
@@ -62,13 +65,9 @@ export function dbClockMs(engine: Engine): RawBuilder<number> {
  * Leases up to `limit` due jobs of the given kinds (see dueJobIds) to `owner` for `leaseMs` of
  * the database's clock.
  */
-export async function claimDueJobs(
-  db: Executor,
-  engine: Engine,
-  args: { owner: string; kinds: string[]; leaseMs: number; limit: number },
-): Promise<JobRow[]> {
+export async function claimDueJobs(on: Queryable, args: { owner: string; kinds: string[]; leaseMs: number; limit: number }): Promise<JobRow[]> {
   if (args.kinds.length === 0 || args.limit <= 0) return [];
-  return leaseJobs(db, engine, args, [dueJobIds(db, engine, args.kinds, args.limit)]);
+  return leaseJobs(on, args, [dueJobIds(on, args.kinds, args.limit)]);
 }
 
 /**
@@ -77,15 +76,15 @@ export async function claimDueJobs(
  * kinds sent 7.7 claims per landed simulation); on SQLite, whose statements cost no round trip,
  * one statement per kind.
  */
-export async function claimDueJobsByKind(db: Executor, engine: Engine, args: { owner: string; leaseMs: number; limits: Map<string, number> }): Promise<JobRow[]> {
+export async function claimDueJobsByKind(on: Queryable, args: { owner: string; leaseMs: number; limits: Map<string, number> }): Promise<JobRow[]> {
   const wanted = [...args.limits].filter(([, limit]) => limit > 0);
   if (wanted.length === 0) return [];
-  if (engine === 'sqlite') {
+  if (on.engine === 'sqlite') {
     const claimed: JobRow[] = [];
-    for (const [kind, limit] of wanted) claimed.push(...(await claimDueJobs(db, engine, { owner: args.owner, kinds: [kind], leaseMs: args.leaseMs, limit })));
+    for (const [kind, limit] of wanted) claimed.push(...(await claimDueJobs(on, { owner: args.owner, kinds: [kind], leaseMs: args.leaseMs, limit })));
     return claimed;
   }
-  return leaseJobs(db, engine, args, wanted.map(([kind, limit]) => dueJobIds(db, engine, [kind], limit)));
+  return leaseJobs(on, args, wanted.map(([kind, limit]) => dueJobIds(on, [kind], limit)));
 }
 
 /**
@@ -93,9 +92,9 @@ export async function claimDueJobsByKind(db: Executor, engine: Engine, args: { o
  * (its worker died) is due again. A job waits while an earlier job with its queue key is
  * unfinished. PostgreSQL skips rows another process is claiming or finishing at this moment.
  */
-function dueJobIds(db: Executor, engine: Engine, kinds: string[], limit: number) {
-  const now = dbClockMs(engine);
-  let due = db
+function dueJobIds(on: Queryable, kinds: string[], limit: number) {
+  const now = dbClockMs(on.engine);
+  let due = on.db
     .selectFrom('jobs as j')
     .select('j.id')
     // A literal: the partial index of queued jobs (migration 014) serves only a condition the planner sees.
@@ -121,14 +120,14 @@ function dueJobIds(db: Executor, engine: Engine, kinds: string[], limit: number)
     .orderBy('j.run_at')
     .orderBy('j.id')
     .limit(limit);
-  if (engine === 'postgres') due = due.modifyEnd(sql`for update skip locked`);
+  if (on.engine === 'postgres') due = due.modifyEnd(sql`for update skip locked`);
   return due;
 }
 
 /** Leases the jobs the id queries pick (each a subquery; on PostgreSQL their arrays are joined) to `owner` for `leaseMs` of the database's clock. */
-async function leaseJobs(db: Executor, engine: Engine, args: { owner: string; leaseMs: number }, picks: ReturnType<typeof dueJobIds>[]): Promise<JobRow[]> {
-  const now = dbClockMs(engine);
-  const update = db.updateTable('jobs').set((eb) => ({
+async function leaseJobs(on: Queryable, args: { owner: string; leaseMs: number }, picks: ReturnType<typeof dueJobIds>[]): Promise<JobRow[]> {
+  const now = dbClockMs(on.engine);
+  const update = on.db.updateTable('jobs').set((eb) => ({
     lease_owner: args.owner,
     lease_expires_at: sql<number>`${now} + ${args.leaseMs}`,
     attempts: eb('attempts', '+', 1),
@@ -146,10 +145,10 @@ async function leaseJobs(db: Executor, engine: Engine, args: { owner: string; le
  * (a retry's time, or the end of a lease), counting from `lookbackMs` ago so that a job that
  * became due while the caller claimed is not missed; undefined when none is waiting.
  */
-export async function msUntilNextDue(db: Executor, engine: Engine, kinds: string[], lookbackMs: number): Promise<number | undefined> {
+export async function msUntilNextDue(on: Queryable, kinds: string[], lookbackMs: number): Promise<number | undefined> {
   if (kinds.length === 0) return undefined;
-  const now = dbClockMs(engine);
-  const row = await db
+  const now = dbClockMs(on.engine);
+  const row = await on.db
     .selectFrom('jobs')
     .select([
       sql<number | null>`min(case when lease_expires_at is null or lease_expires_at < run_at then run_at else lease_expires_at end)`.as('next'),
@@ -169,12 +168,11 @@ export async function msUntilNextDue(db: Executor, engine: Engine, kinds: string
  * run of the same owner. A queued job runs again `delayMs` after now, by the database's clock.
  */
 export async function finishJob(
-  db: Executor,
-  engine: Engine,
+  on: Queryable,
   args: { id: string; owner: string; state: 'queued' | 'done' | 'failed'; delayMs?: number; error?: string | null; attempts?: number },
 ): Promise<boolean> {
-  const now = dbClockMs(engine);
-  let q = db
+  const now = dbClockMs(on.engine);
+  let q = on.db
     .updateTable('jobs')
     .set({
       state: args.state,
@@ -197,19 +195,19 @@ export async function finishJob(
  * run on SQLite; answers the ids of those whose lease this owner still held (the others are
  * left alone: their new owner runs them).
  */
-export async function finishDoneJobs(db: Executor, engine: Engine, owner: string, runs: readonly { id: string; attempts: number }[]): Promise<Set<string>> {
+export async function finishDoneJobs(on: Queryable, owner: string, runs: readonly { id: string; attempts: number }[]): Promise<Set<string>> {
   const held = new Set<string>();
   if (runs.length === 0) return held;
-  if (engine === 'sqlite') {
-    for (const run of runs) if (await finishJob(db, engine, { id: run.id, owner, state: 'done', attempts: run.attempts })) held.add(run.id);
+  if (on.engine === 'sqlite') {
+    for (const run of runs) if (await finishJob(on, { id: run.id, owner, state: 'done', attempts: run.attempts })) held.add(run.id);
     return held;
   }
-  const now = dbClockMs(engine);
+  const now = dbClockMs(on.engine);
   const r = await sql<{ id: string }>`update jobs as j
     set state = 'done', run_at = ${now}, lease_owner = null, lease_expires_at = null, last_error = null, updated_at = ${now}
     from ${rowsRelation({ id: 'text', attempts: 'integer' }, runs)}
     where j.id = v.id and j.attempts = v.attempts and j.lease_owner = ${owner} and j.state = 'queued'
-    returning j.id`.execute(db);
+    returning j.id`.execute(on.db);
   for (const row of r.rows) held.add(row.id);
   return held;
 }

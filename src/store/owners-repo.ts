@@ -1,3 +1,4 @@
+// Written once per engine: the owner pages (sqlitePages, postgresPages) and lockOwner.
 import { sql } from 'kysely';
 import { batchedLookup } from './batched-lookup.js';
 import { afterPosition } from './keyset.js';
@@ -5,6 +6,7 @@ import { PreparedRead } from './prepared.js';
 import { liveTokenCount } from './tokens-repo.js';
 import type { Executor, Store } from './store.js';
 import type { BeneficialOwnerRow } from './tables/beneficial-owners.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 /** A page as read: the customer's facts and the page's owners already joined into JSON list text. */
 export interface OwnerPageRead {
@@ -157,10 +159,17 @@ export async function insertOwners(trx: Executor, rows: BeneficialOwnerRow[]): P
   if (rows.length > 0) await trx.insertInto('beneficial_owners').values(rows).execute();
 }
 
-/** An owner of this platform; another platform's owner is not found. `lock` takes a row lock (PostgreSQL). */
-export async function findOwner(db: Executor, platformId: string, id: string, lock = false): Promise<BeneficialOwnerRow | undefined> {
-  const q = db.selectFrom('beneficial_owners').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
-  return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
+const ownerOf = (db: Executor, platformId: string, id: string) => db.selectFrom('beneficial_owners').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+
+/** An owner of this platform; another platform's owner is not found. */
+export async function findOwner(db: Executor, platformId: string, id: string): Promise<BeneficialOwnerRow | undefined> {
+  return ownerOf(db, platformId, id).executeTakeFirst();
+}
+
+/** findOwner, to decide a change of the owner: on PostgreSQL its row stays locked until the unit of work ends. */
+export async function lockOwner(uow: UnitOfWork, platformId: string, id: string): Promise<BeneficialOwnerRow | undefined> {
+  const q = ownerOf(uow.db, platformId, id);
+  return (uow.engine === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
 /** Writes an owner's new body and moves its customer's owners' version (see migration 015), in the caller's transaction. */

@@ -4,7 +4,7 @@ import type { Database } from './database.js';
 import { PreparedStatements } from './pg-prepared-statements.js';
 import { PgListener, PgNotifier } from './pg-wakeups.js';
 import { PreparingPostgresDialect } from './postgres-driver.js';
-import { scopedStore } from './scoped-transaction.js';
+import { sharedStore } from './shared-store.js';
 import type { Store } from './store.js';
 
 /** Hot reads named as server-side prepared statements at most; a read past this runs unnamed. */
@@ -31,7 +31,7 @@ export function openPostgres(url: string, max: number): Store {
     (await reads.query(pool, query.sql, query.parameters as unknown[])).rows as R[];
   const notifiers = new Map<string, PgNotifier>();
   const listeners = new Set<PgListener>();
-  const store = scopedStore(db, 'postgres', read, async () => {
+  const store = sharedStore(db, 'postgres', read, async () => {
     await Promise.all([...listeners].map((l) => l.close()));
     await db.destroy();
   });

@@ -1,13 +1,15 @@
+// Written once per engine: PostgreSQL's deletes skip rows another process holds.
 import { sql } from 'kysely';
 import { dbClockMs } from './jobs-repo.js';
-import type { Engine, Executor } from './store.js';
+import type { Queryable } from './store.js';
 
 /**
  * Deletes up to `limit` finished jobs (done or failed) that finished more than `retentionMs` ago
  * by the database's clock; returns how many. A finished job's run_at is when it finished, so the
  * (state, run_at) index finds them. PostgreSQL skips rows another process is deleting.
  */
-export async function deleteFinishedJobs(db: Executor, engine: Engine, retentionMs: number, limit: number): Promise<number> {
+export async function deleteFinishedJobs(on: Queryable, retentionMs: number, limit: number): Promise<number> {
+  const { db, engine } = on;
   let old = db
     .selectFrom('jobs')
     .select('id')
@@ -23,7 +25,8 @@ export async function deleteFinishedJobs(db: Executor, engine: Engine, retention
  * Deletes up to `limit` webhook attempts whose id sorts before `beforeId`; returns how many.
  * Attempt ids sort by creation time, so the primary key finds the old ones.
  */
-export async function deleteAttemptsBefore(db: Executor, engine: Engine, beforeId: string, limit: number): Promise<number> {
+export async function deleteAttemptsBefore(on: Queryable, beforeId: string, limit: number): Promise<number> {
+  const { db, engine } = on;
   let old = db.selectFrom('webhook_attempts').select('id').where('id', '<', beforeId).orderBy('id').limit(limit);
   if (engine === 'postgres') old = old.modifyEnd(sql`for update skip locked`);
   const r = await db.deleteFrom('webhook_attempts').where('id', 'in', old).executeTakeFirst();

@@ -6,7 +6,7 @@ import type { Database } from './database.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { SqliteReadBatch } from './sqlite-read-batch.js';
 import { StatementCache } from './statement-cache.js';
-import { scopedStore } from './scoped-transaction.js';
+import { sharedStore } from './shared-store.js';
 import type { Store } from './store.js';
 
 export const SQLITE_FILE = 'payments.sqlite';
@@ -40,7 +40,7 @@ export function openSqlite(dataDir: string, synchronous: 'FULL' | 'NORMAL' = 'FU
     }
     return reader;
   });
-  return scopedStore(db, 'sqlite', (query) => batch.read(query), async () => {
+  return sharedStore(db, 'sqlite', (query) => batch.read(query), async () => {
     batch.flush();
     closed = true;
     reader?.close();

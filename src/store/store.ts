@@ -3,7 +3,7 @@ import type { Database } from './database.js';
 import type { WakeupListener } from './pg-wakeups.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
-import type { HeldTransaction } from './scoped-transaction.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -11,16 +11,35 @@ export type Trx = Transaction<Database>;
 /** A handle that can run queries: the database itself or an open transaction. */
 export type Executor = Db | Trx;
 
-export interface Store {
-  /** The database, or the transaction scoped to the current async context (see `transaction`). */
+/**
+ * Where a repository runs statements whose SQL differs per engine: the Store (outside any unit of
+ * work, each statement committed on its own) or a UnitOfWork. Both know their engine.
+ */
+export interface Queryable {
+  readonly db: Executor;
+  readonly engine: Engine;
+}
+
+export interface Store extends Queryable {
+  /** The database, outside any unit of work: reads, and statements that commit on their own. */
   readonly db: Db;
-  /** Runs `fn` in a transaction, joining the one scoped to this async context if there is one. */
-  transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T>;
-  /** Runs `fn` once this async context's writes are committed (see scoped-transaction.ts). */
-  afterCommit(fn: () => void): void;
-  /** Opens a transaction on the database (never joining one) that the caller scopes and ends. */
-  hold(): Promise<HeldTransaction>;
-  engine: Engine;
+  readonly engine: Engine;
+  /**
+   * Runs `fn` in a unit of work: `within`, when given (the request's under an Idempotency-Key, so
+   * its work commits with the stored answer), else one of its own, committed when `fn` resolves and
+   * rolled back when it throws.
+   */
+  transaction<T>(fn: (uow: UnitOfWork) => Promise<T>, within?: UnitOfWork): Promise<T>;
+  /**
+   * Begins a unit of work that the caller commits or rolls back: only for the idempotent request
+   * (its work and its stored answer commit together) and the worker's batch (many jobs, one
+   * commit). Everything else uses `transaction`.
+   */
+  begin(): Promise<UnitOfWork>;
+  /** Runs `listener` after every commit that enqueued jobs, once per commit; answers the function that stops it. */
+  onJobsEnqueued(listener: () => void): () => void;
+  /** Jobs were enqueued by a statement outside any unit of work (committed as it returned): the listeners run now. */
+  jobsEnqueued(): void;
   /**
    * Runs a compiled read outside any write transaction, for hot paths; it sees every commit made
    * before it was asked for. On SQLite it uses a second, read-only connection, so it never queues

@@ -6,6 +6,7 @@ import type { PageQuery } from './page.js';
 import { PreparedRead } from './prepared.js';
 import type { Executor, Store } from './store.js';
 import type { ApiTokenRow } from './tables/foundation.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 export async function insertPlatform(db: Executor, row: { id: string; name: string; created_at: number }): Promise<void> {
   await db.insertInto('platforms').values(row).execute();
@@ -33,9 +34,9 @@ export async function firstSandboxPlatform(db: Executor): Promise<string | undef
   return row?.id;
 }
 
-/** Inserts a token, placed on the tokens list when the transaction commits (see insertListed). */
-export async function insertToken(db: Executor, row: ApiTokenRow): Promise<void> {
-  await insertListed(db, 'api_tokens', row, (trx, r) => trx.insertInto('api_tokens').values(r).execute());
+/** Inserts a token, placed on the tokens list when the unit of work commits (see insertListed). */
+export async function insertToken(uow: UnitOfWork, row: ApiTokenRow): Promise<void> {
+  await insertListed(uow, 'api_tokens', row, (db, r) => db.insertInto('api_tokens').values(r).execute());
 }
 
 /** The hot path of every request: one primary-key read, compiled once. */

@@ -1,16 +1,25 @@
+// Written once per engine: lockWebhookConfig and recordDeliveries.
 import { sql, type Selectable } from 'kysely';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import type { PageQuery } from './page.js';
 import { rowsRelation } from './bulk.js';
-import type { Engine, Executor } from './store.js';
+import type { Executor, Queryable } from './store.js';
 import type { DeliveryState } from './tables/webhook-events.js';
 import type { PlatformWebhookConfigRow, WebhookAttemptRow } from './tables/webhooks.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
-/** The platform's config row; `lock` takes a row lock (PostgreSQL). */
-export async function findWebhookConfig(db: Executor, platformId: string, lock = false): Promise<PlatformWebhookConfigRow | undefined> {
-  const q = db.selectFrom('platform_webhook_config').selectAll().where('platform_id', '=', platformId);
-  return (lock ? q.forNoKeyUpdate() : q).executeTakeFirst();
+const webhookConfigOf = (db: Executor, platformId: string) => db.selectFrom('platform_webhook_config').selectAll().where('platform_id', '=', platformId);
+
+/** The platform's config row. */
+export async function findWebhookConfig(db: Executor, platformId: string): Promise<PlatformWebhookConfigRow | undefined> {
+  return webhookConfigOf(db, platformId).executeTakeFirst();
+}
+
+/** findWebhookConfig, to merge a change into it: on PostgreSQL the row stays locked until the unit of work ends. */
+export async function lockWebhookConfig(uow: UnitOfWork, platformId: string): Promise<PlatformWebhookConfigRow | undefined> {
+  const q = webhookConfigOf(uow.db, platformId);
+  return (uow.engine === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
 /** Gives a row made before its platform had a signing key pair one; concurrent callers agree on the first. */
@@ -76,7 +85,8 @@ export async function insertWebhookAttempts(db: Executor, rows: readonly Webhook
  * recordEventAttempt for many successful deliveries: each event DELIVERED, its attempts counted.
  * One statement on PostgreSQL (a round trip saved per delivery); one per event on SQLite.
  */
-export async function recordDeliveries(db: Executor, engine: Engine, deliveries: readonly { eventId: string; at: number }[]): Promise<void> {
+export async function recordDeliveries(on: Queryable, deliveries: readonly { eventId: string; at: number }[]): Promise<void> {
+  const { db, engine } = on;
   const byEvent = new Map<string, { id: string; n: number; at: number }>();
   for (const { eventId, at } of deliveries) {
     const seen = byEvent.get(eventId);

@@ -10,7 +10,7 @@ import { until } from './until.js';
 export async function insertTestCustomer(t: Pick<TestApp, 'services'>, caller: Pick<Caller, 'platformId'>, type: CustomerType = 'BUSINESS', kycStatus = 'UNVERIFIED'): Promise<string> {
   const id = newId('Customer');
   const now = Date.now();
-  await insertCustomer(t.services.store.db, {
+  await t.services.store.transaction((uow) => insertCustomer(uow, {
     id,
     platform_id: caller.platformId,
     customer_type: type,
@@ -24,7 +24,7 @@ export async function insertTestCustomer(t: Pick<TestApp, 'services'>, caller: P
     currency_list: '',
     created_at: now,
     updated_at: now,
-  });
+  }));
   return id;
 }
 

@@ -18,11 +18,10 @@ export async function connectReceiver(caller: Caller, receiver: WebhookReceiver)
   return config.webhookSecret;
 }
 
-/** Stores an event for the caller's platform as a landed card operation would, and wakes the worker. */
+/** Stores an event for the caller's platform as a landed card operation would (its commit wakes the worker). */
 export async function produceEvent(t: TestApp, caller: Caller, type = 'CARD_TRANSACTION.AUTHORIZED', data: Record<string, unknown> = { id: 'CardTransaction:test' }): Promise<string> {
-  const { id } = await t.services.store.db.transaction().execute((trx) =>
-    recordWebhookEvent(trx, { platformId: caller.platformId, type, fields: { data, operation: { kind: 'AUTHORIZATION', issuerTransactionToken: `itt_${Math.random().toString(36).slice(2)}`, amount: 1250 } } }),
+  const { id } = await t.services.store.transaction((uow) =>
+    recordWebhookEvent(uow, { platformId: caller.platformId, type, fields: { data, operation: { kind: 'AUTHORIZATION', issuerTransactionToken: `itt_${Math.random().toString(36).slice(2)}`, amount: 1250 } } }),
   );
-  t.services.jobSignal.emit('enqueued');
   return id;
 }

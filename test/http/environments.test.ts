@@ -294,7 +294,7 @@ for (const engine of ENGINES) {
         await raw.insertInto('platforms').values({ id: 'Platform:old', name: 'Old platform', created_at: 1, list_clock: 5000 }).execute();
         await raw.insertInto('api_tokens').values([token(sandboxToken, 'sandbox'), token(productionToken, 'production'), token(revokedProduction, 'production', 2000)]).execute();
         // Made by the production token before the upgrade, when it shared the platform's data.
-        await insertCustomer(store.db, {
+        await store.transaction((uow) => insertCustomer(uow, {
           id: customer,
           platform_id: 'Platform:old',
           customer_type: 'BUSINESS',
@@ -308,7 +308,7 @@ for (const engine of ENGINES) {
           currency_list: '',
           created_at: 3000,
           updated_at: 3000,
-        });
+        }));
         await migrateToLatest(store);
 
         const scopes = await raw.selectFrom('platforms').select(['id', 'sandbox_platform_id', 'list_clock']).where('sandbox_platform_id', '=', 'Platform:old').execute();

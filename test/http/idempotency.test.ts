@@ -350,9 +350,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 async function holdKeyElsewhere(db: TestDatabase, row: Record<string, string | number>): Promise<{ release(): Promise<void> }> {
   if (db.engine === 'postgres') {
     const other = openStore({ databaseUrl: db.databaseUrl, dataDir: db.dataDir });
-    const held = await other.hold();
-    expect(await lockIdempotencyKey(held.trx, other.engine, String(row.token_id), String(row.key_sha256))).toBe(true);
-    await held.trx.insertInto('idempotency_keys').values(row as never).execute();
+    const held = await other.begin();
+    expect(await lockIdempotencyKey(held, String(row.token_id), String(row.key_sha256))).toBe(true);
+    await held.db.insertInto('idempotency_keys').values(row as never).execute();
     return {
       release: async () => {
         await held.commit();

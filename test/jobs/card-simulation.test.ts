@@ -153,7 +153,7 @@ describeEachEngine(
       const card = { id: (await activeFundedCard(t)).cardId };
       const res = await t.caller.req('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 10, merchant: MERCHANT });
       const { cardTransactionId } = res.json();
-      const [claimed] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'crashed', kinds: [CARD_SIMULATION_JOB], leaseMs: 300, limit: 10 });
+      const [claimed] = await claimDueJobs(t.services.store, { owner: 'crashed', kinds: [CARD_SIMULATION_JOB], leaseMs: 300, limit: 10 });
       expect(claimed).toBeDefined();
       const started = Date.now();
       await drainCardJobs(t.services, t.app.log);

@@ -46,8 +46,8 @@ for (const engine of ENGINES) {
       const config = await services.platformConfig.update(platformId, { webhookEndpoint: receiver.url });
       receiver.trust(config);
       await receiver.stop();
-      const { id } = await services.store.db.transaction().execute((trx) =>
-        recordWebhookEvent(trx, { platformId, type: 'CARD_TRANSACTION.AUTHORIZED', fields: { data: { id: 'CardTransaction:r' }, operation: { kind: 'authorization', issuerTransactionToken: 'itt_restart', amount: 100 } } }),
+      const { id } = await services.store.transaction((uow) =>
+        recordWebhookEvent(uow, { platformId, type: 'CARD_TRANSACTION.AUTHORIZED', fields: { data: { id: 'CardTransaction:r' }, operation: { kind: 'authorization', issuerTransactionToken: 'itt_restart', amount: 100 } } }),
       );
       const event = () => services!.store.db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 

@@ -1,11 +1,12 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openServices, type Services } from '../../src/services.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/webhook-events.js';
-import type { JobHandler } from '../../src/jobs/types.js';
+import type { JobHandler, JobServices } from '../../src/jobs/types.js';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { claimDueJobs, claimDueJobsByKind, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
+import type { UnitOfWork } from '../../src/store/unit-of-work.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 import { describeEachEngine, engineAvailable } from '../helpers/test-app.js';
 
@@ -28,7 +29,7 @@ describeEachEngine(
       const id = newId('Job');
       // Due 5 ms ago: SQLite's clock, which judges due times, can read a millisecond behind Date.now(),
       // and a claim made at once would then find the job not yet due.
-      await t.services.store.db.transaction().execute((trx) => enqueueJob(trx, { id, kind, payload, queueKey: queueKey ?? null }, Date.now() - 5));
+      await t.services.store.transaction((uow) => enqueueJob(uow, { id, kind, payload, queueKey: queueKey ?? null }, Date.now() - 5));
       return id;
     }
     async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -39,8 +40,8 @@ describeEachEngine(
       }
     }
     const effect = (key: string) => t.services.store.db.selectFrom('server_settings').selectAll().where('key', '=', key).executeTakeFirst();
-    const writeEffect = (key: string, value: string) => async (trx: Parameters<NonNullable<Extract<Awaited<ReturnType<JobHandler['run']>>, { outcome: 'done' }>['write']>>[0]) => {
-      await trx.insertInto('server_settings').values({ key, value }).execute();
+    const writeEffect = (key: string, value: string) => async (uow: UnitOfWork) => {
+      await uow.db.insertInto('server_settings').values({ key, value }).execute();
     };
 
     it('retries a failing job on the backoff schedule, then succeeds', async () => {
@@ -137,20 +138,20 @@ describeEachEngine(
     /** A kind whose runs can be written together; `bad` runs fail their write, alone or together. */
     function togetherKind(kind: string, bad: Set<string>) {
       const together: number[] = [];
-      const write = async (trx: Parameters<NonNullable<JobHandler['writeTogether']>>[0], ids: string[]) => {
+      const write = async (uow: UnitOfWork, ids: string[]) => {
         const failing = ids.find((id) => bad.has(id));
         if (failing) throw new Error(`bad run ${failing}`);
-        await trx.insertInto('server_settings').values(ids.map((id) => ({ key: `together:${id}`, value: 'x' }))).execute();
+        await uow.db.insertInto('server_settings').values(ids.map((id) => ({ key: `together:${id}`, value: 'x' }))).execute();
       };
       const handler: JobHandler = {
         kind,
         retryScheduleMs: () => [],
         async run(job) {
-          return { outcome: 'done', write: (trx) => write(trx, [job.id]), together: job.id };
+          return { outcome: 'done', write: (uow) => write(uow, [job.id]), together: job.id };
         },
-        async writeTogether(trx, runs) {
+        async writeTogether(uow, runs) {
           together.push(runs.length);
-          await write(trx, runs as string[]);
+          await write(uow, runs as string[]);
         },
       };
       return { handler, together };
@@ -194,21 +195,21 @@ describeEachEngine(
       const [a, b, c] = ['a', 'b', 'c'].map((k) => `test.bykind.${k}.${t.engine}`) as [string, string, string];
       const ids = { [a]: [] as string[], [b]: [] as string[], [c]: [] as string[] };
       for (let i = 0; i < 3; i++) for (const kind of [a, b, c]) ids[kind]!.push(await enqueue(kind));
-      const { db, engine } = t.services.store;
-      const first = await claimDueJobsByKind(db, engine, { owner: 'first', leaseMs: 60_000, limits: new Map([[a, 1], [b, 2], [c, 0]]) });
+      const { store } = t.services;
+      const first = await claimDueJobsByKind(store, { owner: 'first', leaseMs: 60_000, limits: new Map([[a, 1], [b, 2], [c, 0]]) });
       // Oldest first within each kind; a kind with no free slot is not claimed.
       expect(first.map((j) => j.id).sort()).toEqual([ids[a]![0], ids[b]![0], ids[b]![1]].sort());
       expect(first.every((j) => j.lease_owner === 'first' && j.attempts === 1)).toBe(true);
-      const second = await claimDueJobsByKind(db, engine, { owner: 'second', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5], [c, 1]]) });
+      const second = await claimDueJobsByKind(store, { owner: 'second', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5], [c, 1]]) });
       expect(second.map((j) => j.id).sort()).toEqual([ids[a]![1], ids[a]![2], ids[b]![2], ids[c]![0]].sort());
-      expect(await claimDueJobsByKind(db, engine, { owner: 'third', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5]]) })).toEqual([]);
+      expect(await claimDueJobsByKind(store, { owner: 'third', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5]]) })).toEqual([]);
     });
 
     it('takes over a job whose owner died once its lease expires', async () => {
       const kind = `test.orphan.${t.engine}`;
       const id = await enqueue(kind);
       const claimedAt = Date.now();
-      const [dead] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'dead', kinds: [kind], leaseMs: 300, limit: 1 });
+      const [dead] = await claimDueJobs(t.services.store, { owner: 'dead', kinds: [kind], leaseMs: 300, limit: 1 });
       expect(dead?.id).toBe(id);
       let ranAt = 0;
       start([
@@ -224,7 +225,7 @@ describeEachEngine(
       await until(async () => (await findJob(t.services.store.db, id))?.state === 'done');
       expect(ranAt - claimedAt).toBeGreaterThanOrEqual(300);
       expect((await findJob(t.services.store.db, id))?.attempts).toBe(2);
-      expect(await finishJob(t.services.store.db, t.services.store.engine, { id, owner: 'dead', state: 'done' })).toBe(false);
+      expect(await finishJob(t.services.store, { id, owner: 'dead', state: 'done' })).toBe(false);
       expect((await effect(`orphan:${id}`))?.value).toBe('ok');
     });
 
@@ -232,7 +233,7 @@ describeEachEngine(
       const kind = `test.skewed.${t.engine}`;
       const id = await enqueue(kind);
       const claimedAt = Date.now();
-      const [held] = await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'alive', kinds: [kind], leaseMs: 600, limit: 1 });
+      const [held] = await claimDueJobs(t.services.store, { owner: 'alive', kinds: [kind], leaseMs: 600, limit: 1 });
       expect(held?.id).toBe(id);
       const runs: number[] = [];
       const hourAhead = () => Date.now() + 3_600_000;
@@ -266,7 +267,7 @@ describeEachEngine(
     it('a worker whose clock runs an hour behind still takes over an expired lease', async () => {
       const kind = `test.behind.${t.engine}`;
       const id = await enqueue(kind);
-      await claimDueJobs(t.services.store.db, t.services.store.engine, { owner: 'dead', kinds: [kind], leaseMs: 200, limit: 1 });
+      await claimDueJobs(t.services.store, { owner: 'dead', kinds: [kind], leaseMs: 200, limit: 1 });
       start([{ kind, retryScheduleMs: () => [10], run: async () => ({ outcome: 'done' }) }], { clock: () => Date.now() - 3_600_000 });
       await until(async () => (await findJob(t.services.store.db, id))?.state === 'done', 5_000);
       expect((await findJob(t.services.store.db, id))?.attempts).toBe(2);
@@ -274,6 +275,88 @@ describeEachEngine(
 
   },
   { JOB_LEASE_MS: '200', JOB_POLL_MS: '20' },
+);
+
+describeEachEngine(
+  'job worker batches as units of work',
+  (t) => {
+    const workers: Worker[] = [];
+    afterEach(async () => {
+      await Promise.all(workers.splice(0).map((w) => w.stop()));
+    });
+    const start = (handlers: JobHandler[]) => {
+      const w = new Worker(t.services, handlers, t.app.log).start();
+      workers.push(w);
+      return w;
+    };
+    const state = async (id: string) => (await findJob(t.services.store.db, id))?.state;
+    async function until(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error('timed out');
+        await sleep(10);
+      }
+    }
+
+    it('a job whose write enqueues another wakes the workers when its batch commits, not JOB_POLL_MS (10 minutes here) later', async () => {
+      const first = `test.first.${t.engine}`;
+      const second = `test.second.${t.engine}`;
+      const secondId = newId('Job');
+      // The second kind's worker may take it only once the first job's write has run: before that its
+      // ticks claim nothing, and after its first tick nothing but a wake-up makes it tick again.
+      let secondMayRun = false;
+      let looked = 0;
+      start([{ kind: second, retryScheduleMs: () => [], concurrency: () => (looked++, secondMayRun ? 1 : 0), run: async () => ({ outcome: 'done' }) }]);
+      await until(() => looked > 0);
+      start([
+        {
+          kind: first,
+          retryScheduleMs: () => [],
+          run: async () => ({
+            outcome: 'done',
+            write: async (uow) => {
+              secondMayRun = true;
+              await enqueueJob(uow, { id: secondId, kind: second, payload: {} });
+            },
+          }),
+        },
+      ]);
+      const firstId = newId('Job');
+      await t.services.store.transaction((uow) => enqueueJob(uow, { id: firstId, kind: first, payload: {} }, Date.now() - 5));
+      await until(async () => (await state(secondId)) === 'done', 5_000);
+      expect(await state(firstId)).toBe('done');
+    });
+
+    it("a job's write cannot leave its batch: handlers get no way to open a unit of work, and one handed the batch's joins it", async () => {
+      // Checked by the compiler (tsc): what a handler is given has no transaction nor begin.
+      expectTypeOf<JobServices['store']>().not.toHaveProperty('transaction');
+      expectTypeOf<JobServices['store']>().not.toHaveProperty('begin');
+      expectTypeOf<JobServices['platformConfig']>().not.toHaveProperty('update');
+      const kind = `test.joined.${t.engine}`;
+      const id = newId('Job');
+      const key = `joined:${id}`;
+      start([
+        {
+          kind,
+          retryScheduleMs: () => [],
+          run: async () => ({
+            outcome: 'done',
+            write: async (uow) => {
+              // A service handed the batch's unit of work writes in it (on SQLite one of its own would wait for the batch forever).
+              await t.services.store.transaction((joined) => joined.db.insertInto('server_settings').values({ key, value: 'x' }).execute(), uow);
+              throw new Error('after the joined write');
+            },
+          }),
+        },
+      ]);
+      await t.services.store.transaction((uow) => enqueueJob(uow, { id, kind, payload: {} }, Date.now() - 5));
+      await until(async () => (await state(id)) === 'failed');
+      expect((await findJob(t.services.store.db, id))?.last_error).toContain('after the joined write');
+      // Undone with the job's savepoint: it was written in the batch.
+      expect(await t.services.store.db.selectFrom('server_settings').select('key').where('key', '=', key).executeTakeFirst()).toBeUndefined();
+    });
+  },
+  { JOB_POLL_MS: '600000', JOB_SAFETY_POLL_MS: '600000' },
 );
 
 describe.skipIf(!engineAvailable('postgres'))('job worker commits on PostgreSQL', () => {
@@ -293,8 +376,7 @@ describe.skipIf(!engineAvailable('postgres'))('job worker commits on PostgreSQL'
     const kind = 'test.short';
     const enqueue = async (payload: unknown) => {
       const id = newId('Job');
-      await store.db.transaction().execute((trx) => enqueueJob(trx, { id, kind, payload }));
-      services!.jobSignal.emit('enqueued');
+      await store.transaction((uow) => enqueueJob(uow, { id, kind, payload }));
       return id;
     };
     const effect = (key: string) => store.db.selectFrom('server_settings').selectAll().where('key', '=', key).executeTakeFirst();
@@ -313,12 +395,12 @@ describe.skipIf(!engineAvailable('postgres'))('job worker commits on PostgreSQL'
             const isSlow = (JSON.parse(job.payload) as { slow: boolean }).slow;
             return {
               outcome: 'done',
-              write: async (trx) => {
+              write: async (uow) => {
                 if (isSlow) {
                   slowWriting = true;
                   await gate;
                 }
-                await trx.insertInto('server_settings').values({ key: `effect:${job.id}`, value: 'ok' }).execute();
+                await uow.db.insertInto('server_settings').values({ key: `effect:${job.id}`, value: 'ok' }).execute();
               },
             };
           },
@@ -350,8 +432,7 @@ describe.skipIf(!engineAvailable('postgres'))('job worker commits on PostgreSQL'
     const store = services!.store;
     const enqueue = async (kind: string) => {
       const id = newId('Job');
-      await store.db.transaction().execute((trx) => enqueueJob(trx, { id, kind, payload: {} }));
-      services!.jobSignal.emit('enqueued');
+      await store.transaction((uow) => enqueueJob(uow, { id, kind, payload: {} }));
       return id;
     };
     let release: () => void = () => undefined;

@@ -54,7 +54,7 @@ describeEachEngine(
         .filter((j) => accepted.some((a) => a.id === j.cardTransactionId))
         .sort((x, y) => accepted.findIndex((a) => a.id === x.cardTransactionId) - accepted.findIndex((a) => a.id === y.cardTransactionId));
       expect(jobs).toHaveLength(3);
-      await t.services.store.transaction((trx) => landOperations(trx, t.services.store.engine, jobs, t.app.log));
+      await t.services.store.transaction((uow) => landOperations(uow, jobs, t.app.log));
       const landed = await Promise.all(accepted.map((a) => txn(a.id)));
       expect(landed.map((x) => [x.status, x.declineReason ?? null])).toEqual([
         ['AUTHORIZED', null],
@@ -185,7 +185,7 @@ describeEachEngine(
         const holder = await activeFundedCard(t, t.caller, 100);
         const wallet = newId('InternalAccount');
         const now = Date.now();
-        await insertAccountIfAbsent(t.services.store.db, {
+        await t.services.store.transaction((uow) => insertAccountIfAbsent(uow, {
           id: wallet,
           platform_id: t.caller.platformId,
           customer_id: holder.cardholderId,
@@ -196,7 +196,7 @@ describeEachEngine(
           total_balance: 0,
           created_at: now,
           updated_at: now,
-        });
+        }));
         expect((await t.caller.req('POST', `/sandbox/internal-accounts/${wallet}/fund`, { amount: 5_000 })).statusCode).toBe(200);
         const stranger = await activeFundedCard(t, t.caller, 1_000_000);
         const refused = await t.caller.req('POST', '/cards', { cardholderId: holder.cardholderId, form: 'VIRTUAL', fundingSources: [stranger.accountId, holder.accountId, wallet] });

@@ -46,7 +46,7 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
   const extraAccount = async (customerId: string, type: string, currency = 'USD') => {
     const id = `InternalAccount:${customerId.slice(-12)}-${type.toLowerCase()}-${currency.toLowerCase()}`;
     const now = Date.now();
-    await insertAccountIfAbsent(t.services.store.db, { id, platform_id: caller.platformId, customer_id: customerId, type, status: 'ACTIVE', currency, available_balance: 0, total_balance: 0, created_at: now, updated_at: now });
+    await t.services.store.transaction((uow) => insertAccountIfAbsent(uow, { id, platform_id: caller.platformId, customer_id: customerId, type, status: 'ACTIVE', currency, available_balance: 0, total_balance: 0, created_at: now, updated_at: now }));
     return id;
   };
 

@@ -60,7 +60,7 @@ describeEachEngine('card and transaction lists as the Grid document has them', (
   /** Another USD internal account of the holder, with an id of the test's choosing (the document's example, or ids that contain one another). */
   const account = async (id: string, holder: string, type: string) => {
     const now = Date.now();
-    await insertAccountIfAbsent(t.services.store.db, { id, platform_id: c.platformId, customer_id: holder, type, status: 'ACTIVE', currency: 'USD', available_balance: 0, total_balance: 0, created_at: now, updated_at: now });
+    await t.services.store.transaction((uow) => insertAccountIfAbsent(uow, { id, platform_id: c.platformId, customer_id: holder, type, status: 'ACTIVE', currency: 'USD', available_balance: 0, total_balance: 0, created_at: now, updated_at: now }));
     return id;
   };
 

@@ -313,9 +313,9 @@ describeEachEngine('sandbox card simulators', (t) => {
       await drain();
       await step('authorization_expiry', id);
       // A second expiry accepted against stale state (as by a process that checked before the first was recorded).
-      await t.services.store.db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('card_transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-        await t.services.cardSimulations.enqueue(trx, row, { kind: 'AUTHORIZATION_EXPIRY', amount: null }, 'itt_stale', Date.now());
+      await t.services.store.transaction(async (uow) => {
+        const row = await uow.db.selectFrom('card_transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+        await t.services.cardSimulations.enqueue(uow, row, { kind: 'AUTHORIZATION_EXPIRY', amount: null }, 'itt_stale', Date.now());
       });
       await drain();
       const ops = await operationsOf(t.services.store.db, [id]);

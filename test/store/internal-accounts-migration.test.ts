@@ -44,7 +44,7 @@ describeOnNewDatabase('migration 010: accounts for existing customers', (t) => {
 
     // The hold a clearing releases is the one the migration opened: the account ends where the arithmetic says.
     await store.db.insertInto('card_operations').values({ id: 'CardOperation:o', platform_id: 'Platform:p', card_transaction_id: txn(1, '', 0, 0).id, seq: 1, kind: 'CLEARING', amount: 1_000, issuer_transaction_token: 'itt_o', status: 'PENDING', reason: null, accepted_at: 6, processed_at: null }).execute();
-    await store.transaction((trx) => landOperations(trx, store.engine, [{ platformId: 'Platform:p', cardTransactionId: txn(1, '', 0, 0).id, operationId: 'CardOperation:o' }], silent));
+    await store.transaction((uow) => landOperations(uow, [{ platformId: 'Platform:p', cardTransactionId: txn(1, '', 0, 0).id, operationId: 'CardOperation:o' }], silent));
     const after = await store.db.selectFrom('internal_accounts').selectAll().where('id', '=', account).executeTakeFirstOrThrow();
     expect([Number(after.available_balance), Number(after.total_balance)]).toEqual([-1_700, -1_000]);
     const landed = (await store.db.selectFrom('card_transactions').select('status').where('id', '=', txn(1, '', 0, 0).id).executeTakeFirstOrThrow()) as Pick<CardTransactionRow, 'status'>;

@@ -80,24 +80,25 @@ describeEachEngine('list positions given at commit', (t) => {
     }
   });
 
-  it('a rolled-back savepoint places nothing; a released one is placed with its transaction', async () => {
+  it('a rolled-back savepoint places nothing; a released one is placed with its unit of work', async () => {
     const caller = await t.newCaller();
-    const kept = newCustomerRow(caller.platformId, { customerType: 'INDIVIDUAL' } as never, Date.now());
-    const dropped = newCustomerRow(caller.platformId, { customerType: 'INDIVIDUAL' } as never, Date.now());
-    const { assignListPositions, carryListPositions } = await import('../../src/store/list-clock.js');
-    const trx = await t.services.store.db.startTransaction().execute();
-    const sp1 = await trx.savepoint('one').execute();
-    await insertCustomer(sp1, kept);
-    await sp1.releaseSavepoint('one').execute();
-    carryListPositions(sp1, trx);
-    const sp2 = await trx.savepoint('two').execute();
-    await insertCustomer(sp2, dropped);
-    await sp2.rollbackToSavepoint('two').execute();
-    const before = Date.now();
-    await assignListPositions(trx, before + 60_000);
-    await trx.commit().execute();
+    // Created a minute ago: the provisional position (the creation time) and the one taken at commit differ.
+    const kept = newCustomerRow(caller.platformId, { customerType: 'INDIVIDUAL' } as never, Date.now() - 60_000);
+    const dropped = newCustomerRow(caller.platformId, { customerType: 'INDIVIDUAL' } as never, Date.now() - 60_000);
+    let before = 0;
+    await t.services.store.transaction(async (uow) => {
+      await uow.savepoint((sp) => insertCustomer(sp, kept));
+      await expect(
+        uow.savepoint(async (sp) => {
+          await insertCustomer(sp, dropped);
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      before = Date.now();
+    });
     const rows = await t.services.store.db.selectFrom('customers').select(['id', 'list_position']).where('platform_id', '=', caller.platformId).execute();
-    // The kept row got the position taken at commit (the given clock), not its creation time.
-    expect(rows).toEqual([{ id: kept.id, list_position: before + 60_000 }]);
+    // The kept row got the position taken at commit, not its creation time.
+    expect(rows.map((r) => r.id)).toEqual([kept.id]);
+    expect(Number(rows[0]!.list_position)).toBeGreaterThanOrEqual(before);
   });
 });

@@ -1,9 +1,8 @@
-import type { EventEmitter } from 'node:events';
 import * as repo from '../../store/accounts-repo.js';
-import { beforeCommit } from '../../store/commit-hooks.js';
 import { findCustomer } from '../../store/customers-repo.js';
-import type { Store, Trx } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import type { InternalAccountRow, LedgerEntryRow } from '../../store/tables/internal-accounts.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { currencyOf, type CurrencyAmount } from '../cards/render.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -46,9 +45,9 @@ export function renderAccount(row: InternalAccountRow): InternalAccount {
   };
 }
 
-/** Opens the customer's USD account inside the caller's transaction (nothing if it has one). */
-export async function openDefaultAccount(trx: Trx, platformId: string, customerId: string, now: number): Promise<void> {
-  await repo.insertAccountIfAbsent(trx, {
+/** Opens the customer's USD account in the caller's unit of work (nothing if it has one). */
+export async function openDefaultAccount(uow: UnitOfWork, platformId: string, customerId: string, now: number): Promise<void> {
+  await repo.insertAccountIfAbsent(uow, {
     id: newId('InternalAccount'),
     platform_id: platformId,
     customer_id: customerId,
@@ -66,11 +65,11 @@ export async function openDefaultAccount(trx: Trx, platformId: string, customerI
  * The customer's fiat account in a currency, opened now if it has none: customers written straight
  * to the store (the seed) get theirs when first needed.
  */
-export async function accountOf(trx: Trx, platformId: string, customerId: string, currency: string, now = Date.now()): Promise<InternalAccountRow> {
-  const found = await repo.findAccountOf(trx, customerId, DEFAULT_ACCOUNT.type, currency);
+export async function accountOf(uow: UnitOfWork, platformId: string, customerId: string, currency: string, now = Date.now()): Promise<InternalAccountRow> {
+  const found = await repo.findAccountOf(uow.db, customerId, DEFAULT_ACCOUNT.type, currency);
   if (found) return found;
-  await openDefaultAccount(trx, platformId, customerId, now);
-  const opened = await repo.findAccountOf(trx, customerId, DEFAULT_ACCOUNT.type, currency);
+  await openDefaultAccount(uow, platformId, customerId, now);
+  const opened = await repo.findAccountOf(uow.db, customerId, DEFAULT_ACCOUNT.type, currency);
   if (!opened) throw new Error(`internal account of ${customerId} in ${currency} could not be opened`);
   return opened;
 }
@@ -85,17 +84,17 @@ export interface Posting {
 
 /**
  * Writes the entries, moves the account's balances by them and records the
- * INTERNAL_ACCOUNT.BALANCE_UPDATED event with the account after, all in the caller's transaction.
+ * INTERNAL_ACCOUNT.BALANCE_UPDATED event with the account after, all in the caller's unit of work.
  */
-export async function post(trx: Trx, p: Posting, now = Date.now()): Promise<InternalAccount> {
-  return (await postAll(trx, [p], now)).get(p.accountId)!;
+export async function post(uow: UnitOfWork, p: Posting, now = Date.now()): Promise<InternalAccount> {
+  return (await postAll(uow, [p], now)).get(p.accountId)!;
 }
 
 /**
  * {@link post} for many postings: each account's are written together (one balance update and one
  * insert of all its entries), in the order of its first posting. Answers each account after.
  */
-export async function postAll(trx: Trx, postings: readonly Posting[], now = Date.now()): Promise<Map<string, InternalAccount>> {
+export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now = Date.now()): Promise<Map<string, InternalAccount>> {
   const byAccount = new Map<string, { platformId: string; entries: LedgerEntryRow[]; movements: Movement[] }>();
   for (const p of postings) {
     let account = byAccount.get(p.accountId);
@@ -116,14 +115,14 @@ export async function postAll(trx: Trx, postings: readonly Posting[], now = Date
   }
   const after = new Map<string, InternalAccount>();
   for (const [accountId, { platformId, entries, movements }] of byAccount) {
-    const account = renderAccount(await repo.appendEntries(trx, accountId, entries, balanceDelta(movements), now));
+    const account = renderAccount(await repo.appendEntries(uow.db, accountId, entries, balanceDelta(movements), now));
     after.set(accountId, account);
     // One event per account per commit, with the account as the commit leaves it: a worker's group
     // commit that lands many operations on one account sends one. Measured (webhooks bench, SQLite,
     // 500/s): one event per operation doubled the deliveries and took the 202 -> webhook p50 from
     // about 1.1 s to 3.4 s on this machine.
-    beforeCommit(trx, `balance-updated:${accountId}`, async (t) => {
-      await recordWebhookEvent(t, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
+    uow.beforeCommit(`balance-updated:${accountId}`, async (u) => {
+      await recordWebhookEvent(u, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
     });
   }
   return after;
@@ -136,7 +135,7 @@ export interface AccountListFilter {
 }
 
 export class InternalAccountService {
-  constructor(private readonly store: Store, private readonly cursors: Cursors, private readonly jobSignal: EventEmitter) {}
+  constructor(private readonly store: Store, private readonly cursors: Cursors) {}
 
   async list(platformId: string, limit: number, cursor: string | undefined, filter: AccountListFilter): Promise<Page<InternalAccount>> {
     const scope = `internal-accounts:${platformId}:${filter.customerId ?? ''}:${filter.currency ?? ''}:${filter.type ?? ''}`;
@@ -146,21 +145,19 @@ export class InternalAccountService {
     return this.cursors.page(scope, q, rows, total, renderAccount);
   }
 
-  /** Sandbox: credits the account (a FUNDING entry) and answers it. */
-  async fund(platformId: string, accountId: string, amount: number): Promise<InternalAccount> {
-    const account = await this.store.transaction(async (trx) => {
-      const row = await repo.findAccount(trx, platformId, accountId);
+  /** Sandbox: credits the account (a FUNDING entry) and answers it. `within`: the request's unit of work, when it has one (an Idempotency-Key). */
+  async fund(platformId: string, accountId: string, amount: number, within?: UnitOfWork): Promise<InternalAccount> {
+    return this.store.transaction(async (uow) => {
+      const row = await repo.findAccount(uow.db, platformId, accountId);
       if (!row) throw new NotFoundError('InternalAccount', accountId);
-      return post(trx, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] });
-    });
-    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
-    return account;
+      return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] });
+    }, within);
   }
 
   /** A customer made before accounts existed, or written straight to the store, gets its account when listed by it. */
   private async ensureDefaultAccount(platformId: string, customerId: string): Promise<void> {
     if (await repo.findAccountOf(this.store.db, customerId, DEFAULT_ACCOUNT.type, DEFAULT_ACCOUNT.currency)) return;
     const customer = await findCustomer(this.store.db, platformId, customerId);
-    if (customer) await this.store.transaction((trx) => openDefaultAccount(trx, platformId, customerId, Number(customer.created_at)));
+    if (customer) await this.store.transaction((uow) => openDefaultAccount(uow, platformId, customerId, Number(customer.created_at)));
   }
 }

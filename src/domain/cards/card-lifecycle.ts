@@ -1,6 +1,7 @@
 import { findAccount } from '../../store/accounts-repo.js';
 import * as repo from '../../store/cards-repo.js';
-import type { Engine, Trx } from '../../store/store.js';
+import type { Executor } from '../../store/store.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import type { CardRow } from '../../store/tables/cards.js';
 import { renderCard } from './render.js';
 import { CardClosedError, InvalidStateError, type FieldError } from '../shared/errors.js';
@@ -28,11 +29,11 @@ export interface CardProvisioningJob {
  * (an unknown id and another platform's or environment's look the same), another customer's
  * account, or an account in another currency.
  */
-export async function fundingSourceErrors(trx: Trx, platformId: string, cardholderId: string, currency: string, ids: string[]): Promise<FieldError[]> {
+export async function fundingSourceErrors(db: Executor, platformId: string, cardholderId: string, currency: string, ids: string[]): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   for (const [i, id] of ids.entries()) {
     const field = `fundingSources[${i}]`;
-    const account = await findAccount(trx, platformId, id);
+    const account = await findAccount(db, platformId, id);
     if (!account) errors.push({ field, message: 'is not an internal account of this platform' });
     else if (account.customer_id !== cardholderId) errors.push({ field, message: 'is an internal account of another customer, not of the cardholder' });
     else if (account.currency !== currency) errors.push({ field, message: `is in ${account.currency}; the card's currency is ${currency}` });
@@ -63,10 +64,10 @@ export function nextCardState(card: Pick<CardRow, 'id' | 'state'>, requested: Re
  * The issuer's answer to a new sandbox card, in the worker's commit: a card still PROCESSING
  * becomes ACTIVE with a CARD.STATE_CHANGE event; one closed meanwhile stays as it is.
  */
-export async function landCardProvisioning(trx: Trx, engine: Engine, job: CardProvisioningJob, now = Date.now()): Promise<void> {
-  const card = await repo.findCard(trx, job.platformId, job.cardId, engine === 'postgres');
+export async function landCardProvisioning(uow: UnitOfWork, job: CardProvisioningJob, now = Date.now()): Promise<void> {
+  const card = await repo.lockCard(uow, job.platformId, job.cardId);
   if (!card || card.state !== 'PROCESSING') return;
   const after: CardRow = { ...card, state: 'ACTIVE', updated_at: now };
-  await repo.updateCard(trx, card.id, { state: after.state, updated_at: now });
-  await recordWebhookEvent(trx, { platformId: card.platform_id, type: CARD_STATE_CHANGE_EVENT, fields: { data: renderCard(after) } }, now);
+  await repo.updateCard(uow.db, card.id, { state: after.state, updated_at: now });
+  await recordWebhookEvent(uow, { platformId: card.platform_id, type: CARD_STATE_CHANGE_EVENT, fields: { data: renderCard(after) } }, now);
 }

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { EventEmitter } from 'node:events';
 import type { Logger } from '../../logger.js';
 import * as accountsRepo from '../../store/accounts-repo.js';
 import * as repo from '../../store/cards-repo.js';
 import type { AcceptedAuthorizationRows, CardTransactionChanges, CardTransactionView, FinishedOperation } from '../../store/cards-repo.js';
 import { enqueueJob, enqueueJobs, jobRow, type NewJob } from '../../store/jobs-repo.js';
-import { listAtCommit } from '../../store/list-clock.js';
-import type { Engine, Store, Trx } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../../store/tables/cards.js';
 import type { InternalAccountRow } from '../../store/tables/internal-accounts.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { applyOperation, project, SIMULATIONS, type Ledger, type Operation, type OperationKind, type SimulationName } from './card-transactions.js';
 import { currencyOf, ledgerColumns, ledgerOf, renderCardTransaction } from './render.js';
 import { InvalidStateError, NotFoundError, RevokedCredentialsError, ValidationError } from '../shared/errors.js';
@@ -55,14 +54,15 @@ export const DEFAULT_DELAYED_PULL_MS = 30_000;
  * operation and job commit together; the worker lands it later with {@link landOperations}.
  */
 export class CardSimulations {
-  constructor(private readonly store: Store, private readonly jobSignal: EventEmitter) {}
+  constructor(private readonly store: Store) {}
 
   /**
    * Creates a transaction whose id is allocated now, so later simulations can name it before it
    * lands. `tokenId`, the request's token: nothing is accepted once it is revoked (the same
-   * statement checks it; see Principal.unconfirmed).
+   * statement checks it; see Principal.unconfirmed). `within`: the request's unit of work, when it
+   * has one (an Idempotency-Key); without one, on PostgreSQL, the acceptance is one statement.
    */
-  async authorize(platformId: string, cardId: string, input: AuthorizationInput, tokenId?: string): Promise<Accepted> {
+  async authorize(platformId: string, cardId: string, input: AuthorizationInput, tokenId?: string, within?: UnitOfWork): Promise<Accepted> {
     const now = Date.now();
     const token = newIssuerToken();
     const transaction: AcceptedAuthorizationRows['transaction'] = {
@@ -91,7 +91,7 @@ export class CardSimulations {
     // The amount is in the smallest unit: a client that counts another number of decimals means another amount.
     const decimals = currencyOf(input.currency.code).decimals;
     const decimalsMatch = input.currency.decimals === undefined || input.currency.decimals === decimals;
-    const seen = await repo.acceptAuthorization(this.store.db, this.store.engine, {
+    const seen = await repo.acceptAuthorization(within ?? this.store, {
       tokenId,
       currency: input.currency.code,
       acceptable: decimalsMatch,
@@ -104,7 +104,6 @@ export class CardSimulations {
       throw new ValidationError([{ field: 'currency.code', constraint: { enum: [seen.cardCurrency] }, message: `must be the card's currency, ${seen.cardCurrency}` }]);
     }
     if (!decimalsMatch) throw new ValidationError([{ field: 'currency.decimals', message: `must be ${decimals}, the number of decimals of ${seen.cardCurrency}` }]);
-    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
     return { issuerTransactionToken: token, cardTransactionId: transaction.id };
   }
 
@@ -114,14 +113,15 @@ export class CardSimulations {
     cardId: string,
     name: Exclude<SimulationName, 'authorization'>,
     input: { cardTransactionId: string; amount?: number | undefined },
+    within?: UnitOfWork,
   ): Promise<Accepted> {
     const op: Operation = { kind: SIMULATIONS[name], amount: input.amount ?? null };
-    const accepted = await this.store.transaction(async (trx) => {
-      const card = await repo.findCard(trx, platformId, cardId);
+    return this.store.transaction(async (uow) => {
+      const card = await repo.findCard(uow.db, platformId, cardId);
       if (!card) throw new NotFoundError('Card', cardId);
-      const row = await repo.lockCardTransaction(trx, this.store.engine, platformId, input.cardTransactionId);
+      const row = await repo.lockCardTransaction(uow, platformId, input.cardTransactionId);
       if (!row || row.card_id !== card.id) throw new NotFoundError('CardTransaction', input.cardTransactionId);
-      const pending = (await repo.operationsOf(trx, [row.id])).filter((o) => o.status === 'PENDING');
+      const pending = (await repo.operationsOf(uow.db, [row.id])).filter((o) => o.status === 'PENDING');
       const projected = project(ledgerOf(row), pending.map((o) => asOperation(o, row)));
       const outcome = applyOperation(projected, op);
       if (!outcome.ok) {
@@ -130,28 +130,26 @@ export class CardSimulations {
         throw new InvalidStateError(`Card transaction ${row.id}: ${outcome.reason}${landed}`, projected.status);
       }
       const token = newIssuerToken();
-      await this.enqueue(trx, row, op, token, Date.now());
+      await this.enqueue(uow, row, op, token, Date.now());
       return { issuerTransactionToken: token, cardTransactionId: row.id };
-    });
-    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
-    return accepted;
+    }, within);
   }
 
-  /** Records an accepted operation and its job inside the caller's transaction (see {@link enqueueOperation}). */
-  async enqueue(trx: Trx, row: CardTransactionRow, op: Operation, token: string, now: number): Promise<string> {
-    return (await enqueueOperation(trx, row, op, token, now)).id;
+  /** Records an accepted operation and its job in the caller's unit of work (see {@link enqueueOperation}). */
+  async enqueue(uow: UnitOfWork, row: CardTransactionRow, op: Operation, token: string, now: number): Promise<string> {
+    return (await enqueueOperation(uow, row, op, token, now)).id;
   }
 }
 
 /**
- * Records an accepted operation and its job, inside the caller's transaction, without checking
+ * Records an accepted operation and its job, in the caller's unit of work, without checking
  * state (the callers do), and advances the transaction's `next_seq`.
  */
-async function enqueueOperation(trx: Trx, row: CardTransactionRow, op: Operation, token: string, now: number): Promise<CardOperationRow> {
+async function enqueueOperation(uow: UnitOfWork, row: CardTransactionRow, op: Operation, token: string, now: number): Promise<CardOperationRow> {
   const operation = newOperation(row, op.kind, now, op.amount, token);
-  await repo.insertCardOperation(trx, operation);
-  await repo.updateCardTransaction(trx, row.id, { next_seq: row.next_seq });
-  await enqueueJob(trx, simulationJob(operation), now);
+  await repo.insertCardOperation(uow.db, operation);
+  await repo.updateCardTransaction(uow.db, row.id, { next_seq: row.next_seq });
+  await enqueueJob(uow, simulationJob(operation), now);
   return operation;
 }
 
@@ -212,24 +210,24 @@ class LandingWrites {
   readonly events: WebhookEventInput[] = [];
   readonly postings: Posting[] = [];
 
-  async write(trx: Trx, engine: Engine, landings: Iterable<Landing>, now: number): Promise<void> {
-    await repo.insertCardOperations(trx, this.inserted);
-    await repo.finishCardOperations(trx, engine, this.finished);
+  async write(uow: UnitOfWork, landings: Iterable<Landing>, now: number): Promise<void> {
+    await repo.insertCardOperations(uow.db, this.inserted);
+    await repo.finishCardOperations(uow, this.finished);
     const changed: CardTransactionChanges[] = [];
     for (const l of landings) {
       if (!l.changed) continue;
       const { platform_id: _p, card_id: _c, customer_id: _cu, merchant: _m, currency: _cur, issuer_transaction_token: _t, list_position: _l, ...changes } = l.current;
       changed.push(changes);
     }
-    await repo.updateCardTransactions(trx, engine, changed);
-    await postAll(trx, this.postings, now);
-    await enqueueJobs(trx, this.jobs, now);
-    await recordWebhookEvents(trx, this.events, now);
+    await repo.updateCardTransactions(uow, changed);
+    await postAll(uow, this.postings, now);
+    await enqueueJobs(uow, this.jobs, now);
+    await recordWebhookEvents(uow, this.events, now);
   }
 }
 
 /**
- * Lands the jobs' operations inside the worker's commit transaction, in job order: each job's
+ * Lands the jobs' operations in the worker's batch (its unit of work), in job order: each job's
  * operation, and any operation of the same transaction accepted before it that is still pending, in
  * acceptance order. Each one is re-checked: one that applies updates the transaction, is marked
  * LANDED and records its webhook event; one that no longer applies is marked REJECTED with the
@@ -246,28 +244,28 @@ class LandingWrites {
  * per job that was about 15 round trips. Measured (webhooks bench, one funded account, 16 cards):
  * see the commit that made it set-based.
  */
-export async function landOperations(trx: Trx, engine: Engine, jobs: readonly CardSimulationJob[], log: Logger, options: LandingOptions = {}): Promise<void> {
+export async function landOperations(uow: UnitOfWork, jobs: readonly CardSimulationJob[], log: Logger, options: LandingOptions = {}): Promise<void> {
   const now = options.now ?? Date.now();
   const ids = [...new Set(jobs.map((j) => j.cardTransactionId))];
   const landings = new Map<string, Landing>();
-  for (const row of await repo.lockCardTransactions(trx, engine, ids)) {
+  for (const row of await repo.lockCardTransactions(uow, ids)) {
     landings.set(row.id, { row, current: { ...row }, ledger: ledgerOf(row), ops: [], changed: false });
   }
-  for (const op of await repo.operationsOf(trx, ids)) landings.get(op.card_transaction_id)?.ops.push(op);
-  const funds = await FundingSources.lock(trx, engine, [...landings.values()].filter((l) => l.ledger.status === 'PENDING').map((l) => l.row));
+  for (const op of await repo.operationsOf(uow.db, ids)) landings.get(op.card_transaction_id)?.ops.push(op);
+  const funds = await FundingSources.lock(uow, [...landings.values()].filter((l) => l.ledger.status === 'PENDING').map((l) => l.row));
   const writes = new LandingWrites();
   for (const job of jobs) {
     const landing = landings.get(job.cardTransactionId);
     if (!landing || landing.row.platform_id !== job.platformId) {
       throw new Error(`card transaction ${job.cardTransactionId} of job operation ${job.operationId} does not exist`);
     }
-    await landJob(trx, landing, job, funds, writes, log, now, options);
+    await landJob(uow, landing, job, funds, writes, log, now, options);
   }
-  await writes.write(trx, engine, landings.values(), now);
+  await writes.write(uow, landings.values(), now);
 }
 
 /** Lands one job's operation and the pending ones before it on its transaction (see landOperations). */
-async function landJob(trx: Trx, l: Landing, job: CardSimulationJob, funds: FundingSources, writes: LandingWrites, log: Logger, now: number, options: LandingOptions): Promise<void> {
+async function landJob(uow: UnitOfWork, l: Landing, job: CardSimulationJob, funds: FundingSources, writes: LandingWrites, log: Logger, now: number, options: LandingOptions): Promise<void> {
   const { row, current, ops } = l;
   const mine = ops.find((o) => o.id === job.operationId);
   if (!mine || mine.status !== 'PENDING') return;
@@ -276,7 +274,7 @@ async function landJob(trx: Trx, l: Landing, job: CardSimulationJob, funds: Fund
     const operation = asOperation(op, row);
     let decision: Decision | undefined;
     if (op.kind === 'AUTHORIZATION' && l.ledger.status === 'PENDING') {
-      decision = await funds.decide(trx, row, op.amount ?? 0, now);
+      decision = await funds.decide(uow, row, op.amount ?? 0, now);
       if (!decision.approved) operation.decline = decision.reason;
     }
     const outcome = applyOperation(l.ledger, operation);
@@ -295,7 +293,7 @@ async function landJob(trx: Trx, l: Landing, job: CardSimulationJob, funds: Fund
     if (decision) {
       Object.assign(current, { account_id: decision.accountId, authorized_at: now, created_at: now });
       // A transaction appears when its authorization lands (approved or declined); its creation time is that moment.
-      listAtCommit(trx, row.platform_id, 'card_transactions', row.id);
+      uow.listAtCommit(row.platform_id, 'card_transactions', row.id);
     }
     if (decision && !decision.approved) {
       op.status = 'REJECTED';
@@ -306,7 +304,7 @@ async function landJob(trx: Trx, l: Landing, job: CardSimulationJob, funds: Fund
       op.reason = null;
     }
     // Until it has a funding source, a transaction accepted before migration 010 uses its cardholder's account.
-    const accountId = current.account_id ?? (await accountOf(trx, row.platform_id, row.customer_id, row.currency, now)).id;
+    const accountId = current.account_id ?? (await accountOf(uow, row.platform_id, row.customer_id, row.currency, now)).id;
     Object.assign(current, ledgerColumns(l.ledger), { account_id: accountId, last_event_at: now, updated_at: now });
     finish(writes, op);
     if (decision?.approved && decision.pull !== 'CONFIRMED') {
@@ -356,15 +354,14 @@ class FundingSources {
     private readonly cards: Map<string, CardRow>,
     private readonly accounts: Map<string, InternalAccountRow>,
     private readonly available: Map<string, number>,
-    private readonly engine: Engine,
   ) {}
 
-  static async lock(trx: Trx, engine: Engine, deciding: readonly CardTransactionRow[]): Promise<FundingSources> {
-    const cards = new Map((await repo.cardsByIds(trx, [...new Set(deciding.map((r) => r.card_id))])).map((c) => [c.id, c]));
+  static async lock(uow: UnitOfWork, deciding: readonly CardTransactionRow[]): Promise<FundingSources> {
+    const cards = new Map((await repo.cardsByIds(uow.db, [...new Set(deciding.map((r) => r.card_id))])).map((c) => [c.id, c]));
     const sources = new Set<string>();
     for (const card of cards.values()) for (const id of JSON.parse(card.funding_sources) as string[]) sources.add(id);
-    const accounts = new Map((await accountsRepo.lockAccounts(trx, engine, [...sources])).map((a) => [a.id, a]));
-    return new FundingSources(cards, accounts, new Map([...accounts.values()].map((a) => [a.id, Number(a.available_balance)])), engine);
+    const accounts = new Map((await accountsRepo.lockAccounts(uow, [...sources])).map((a) => [a.id, a]));
+    return new FundingSources(cards, accounts, new Map([...accounts.values()].map((a) => [a.id, Number(a.available_balance)])));
   }
 
   /**
@@ -373,16 +370,16 @@ class FundingSources {
    * accounts in the transaction's currency. A card with none draws on its cardholder's account in
    * that currency (locked now).
    */
-  async decide(trx: Trx, row: CardTransactionRow, amount: number, now: number): Promise<Decision> {
+  async decide(uow: UnitOfWork, row: CardTransactionRow, amount: number, now: number): Promise<Decision> {
     const card = this.cards.get(row.card_id);
     if (!card || card.platform_id !== row.platform_id) throw new Error(`card ${row.card_id} of card transaction ${row.id} does not exist`);
     const eligible = (a: InternalAccountRow | undefined) =>
       a !== undefined && a.platform_id === row.platform_id && a.customer_id === row.customer_id && a.currency === row.currency && a.status === 'ACTIVE';
     let candidates = (JSON.parse(card.funding_sources) as string[]).filter((id) => eligible(this.accounts.get(id)));
     if (candidates.length === 0) {
-      const fallback = await accountOf(trx, row.platform_id, row.customer_id, row.currency, now);
+      const fallback = await accountOf(uow, row.platform_id, row.customer_id, row.currency, now);
       if (!this.available.has(fallback.id)) {
-        const [locked] = await accountsRepo.lockAccounts(trx, this.engine, [fallback.id]);
+        const [locked] = await accountsRepo.lockAccounts(uow, [fallback.id]);
         // What this batch has moved on it is not written yet.
         this.available.set(fallback.id, Number(locked!.available_balance) + (this.unposted.get(fallback.id) ?? 0));
       }

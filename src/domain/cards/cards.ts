@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
-import type { EventEmitter } from 'node:events';
 import * as repo from '../../store/cards-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import type { Store } from '../../store/store.js';
 import type { CardOperationRow, CardRow } from '../../store/tables/cards.js';
 import type { SortOrder } from '../../store/page.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
 import {
   CARD_FUNDING_SOURCE_CHANGE_EVENT,
@@ -73,19 +73,19 @@ export class CardService {
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
-    private readonly jobSignal: EventEmitter,
   ) {}
 
   /**
    * Issues a card PROCESSING, funded by the cardholder's internal accounts in the card's currency,
    * to a cardholder whose KYC/KYB is APPROVED. In the sandbox a job makes it ACTIVE shortly after
    * (card-lifecycle.ts), as an issuer would; production has no issuer connected: it stays PROCESSING.
+   * `within`: the request's unit of work, when it has one (an Idempotency-Key).
    */
-  async create(platformId: string, environment: Environment, input: CreateCardInput): Promise<Card> {
-    const card = await this.store.transaction(async (trx) => {
-      const holder = await findCustomer(trx, platformId, input.cardholderId);
+  async create(platformId: string, environment: Environment, input: CreateCardInput, within?: UnitOfWork): Promise<Card> {
+    return this.store.transaction(async (uow) => {
+      const holder = await findCustomer(uow.db, platformId, input.cardholderId);
       if (!holder) throw new ValidationError([{ field: 'cardholderId', message: 'is not a customer of this platform' }]);
-      const ineligible = await fundingSourceErrors(trx, platformId, holder.id, CARD_CURRENCY, input.fundingSources);
+      const ineligible = await fundingSourceErrors(uow.db, platformId, holder.id, CARD_CURRENCY, input.fundingSources);
       if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       if (holder.kyc_status !== 'APPROVED') throw new KycNotApprovedError(holder.id, holder.kyc_status);
       const now = Date.now();
@@ -108,15 +108,13 @@ export class CardService {
         created_at: now,
         updated_at: now,
       };
-      await repo.insertCard(trx, row);
+      await repo.insertCard(uow, row);
       if (environment === 'sandbox') {
         const payload: CardProvisioningJob = { platformId, cardId: id };
-        await enqueueJob(trx, { id: newId('Job'), kind: CARD_PROVISIONING_JOB, payload, queueKey: id }, now);
+        await enqueueJob(uow, { id: newId('Job'), kind: CARD_PROVISIONING_JOB, payload, queueKey: id }, now);
       }
       return renderCard(row);
-    });
-    if (environment === 'sandbox') this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
-    return card;
+    }, within);
   }
 
   /**
@@ -124,19 +122,19 @@ export class CardService {
    * replaces its funding sources (checked as on issuance). Each state change records a
    * CARD.STATE_CHANGE event; given funding sources record a CARD.FUNDING_SOURCE_CHANGE event.
    */
-  async update(platformId: string, id: string, change: CardUpdate): Promise<Card> {
+  async update(platformId: string, id: string, change: CardUpdate, within?: UnitOfWork): Promise<Card> {
     if (change.state === undefined && change.fundingSources === undefined) {
       throw new ValidationError([{ field: 'state', message: 'or fundingSources is required: give at least one of the two' }]);
     }
     if (change.state === 'CLOSED' && change.fundingSources !== undefined) {
       throw new ValidationError([{ field: 'fundingSources', message: 'cannot be given with state CLOSED' }]);
     }
-    const card = await this.store.transaction(async (trx) => {
-      const row = await repo.findCard(trx, platformId, id, this.store.engine === 'postgres');
+    return this.store.transaction(async (uow) => {
+      const row = await repo.lockCard(uow, platformId, id);
       if (!row) throw new NotFoundError('Card', id);
       const state = nextCardState(row, change.state, change.fundingSources !== undefined);
       if (change.fundingSources !== undefined) {
-        const ineligible = await fundingSourceErrors(trx, platformId, row.cardholder_id, row.currency, change.fundingSources);
+        const ineligible = await fundingSourceErrors(uow.db, platformId, row.cardholder_id, row.currency, change.fundingSources);
         if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       }
       const now = Date.now();
@@ -147,23 +145,22 @@ export class CardService {
         funding_sources: change.fundingSources === undefined ? row.funding_sources : JSON.stringify(change.fundingSources),
         updated_at: now,
       };
-      await repo.updateCard(trx, id, { state: after.state, state_reason: after.state_reason, funding_sources: after.funding_sources, updated_at: now });
+      await repo.updateCard(uow.db, id, { state: after.state, state_reason: after.state_reason, funding_sources: after.funding_sources, updated_at: now });
       const rendered = renderCard(after);
-      if (state !== row.state) await recordWebhookEvent(trx, { platformId, type: CARD_STATE_CHANGE_EVENT, fields: { data: rendered } }, now);
-      if (change.fundingSources !== undefined) await recordWebhookEvent(trx, { platformId, type: CARD_FUNDING_SOURCE_CHANGE_EVENT, fields: { data: rendered } }, now);
+      if (state !== row.state) await recordWebhookEvent(uow, { platformId, type: CARD_STATE_CHANGE_EVENT, fields: { data: rendered } }, now);
+      if (change.fundingSources !== undefined) await recordWebhookEvent(uow, { platformId, type: CARD_FUNDING_SOURCE_CHANGE_EVENT, fields: { data: rendered } }, now);
       return rendered;
-    });
-    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
-    return card;
+    }, within);
   }
 
   /** The reference checks alone, for a request whose other fields failed: reported with them in one 400. */
-  async referenceErrors(platformId: string, refs: { cardholderId?: unknown; cardId?: unknown }): Promise<FieldError[]> {
+  async referenceErrors(platformId: string, refs: { cardholderId?: unknown; cardId?: unknown }, within?: UnitOfWork): Promise<FieldError[]> {
+    const { db } = within ?? this.store;
     const errors: FieldError[] = [];
-    if (lookupableId(refs.cardholderId) && !(await findCustomer(this.store.db, platformId, refs.cardholderId))) {
+    if (lookupableId(refs.cardholderId) && !(await findCustomer(db, platformId, refs.cardholderId))) {
       errors.push({ field: 'cardholderId', message: 'is not a customer of this platform' });
     }
-    if (lookupableId(refs.cardId) && !(await repo.findCard(this.store.db, platformId, refs.cardId))) {
+    if (lookupableId(refs.cardId) && !(await repo.findCard(db, platformId, refs.cardId))) {
       errors.push({ field: 'cardId', message: 'is not a card of this platform' });
     }
     return errors;
@@ -178,7 +175,7 @@ export class CardService {
   async list(platformId: string, limit: number, cursor: string | undefined, filters: CardListFilters): Promise<Page<Card>> {
     const scope = listScope('cards', platformId, { ...filters });
     const q = this.cursors.query(scope, limit, cursor, filters.sortOrder);
-    const { rows, total } = await repo.listCards(this.store.db, this.store.engine, platformId, q, {
+    const { rows, total } = await repo.listCards(this.store, platformId, q, {
       cardholderId: filters.cardholderId,
       fundingSource: filters.accountId,
       platformCardId: filters.platformCardId,

@@ -1,8 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import { countNewOwner, findCustomer } from '../../store/customers-repo.js';
-import { findOwner, insertOwner, OwnerPageReader, updateOwner } from '../../store/owners-repo.js';
+import { findOwner, insertOwner, lockOwner, OwnerPageReader, updateOwner } from '../../store/owners-repo.js';
 import type { Position } from '../../store/page.js';
 import type { Store } from '../../store/store.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { DeletedError, lookupableId, NotFoundError, RevokedCredentialsError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Cursors } from '../shared/pagination.js';
@@ -147,14 +148,15 @@ export class BeneficialOwnerService {
   /**
    * Adds an owner to an active business customer of the platform and counts it, in one transaction.
    * Unknown or foreign customer: not found; deleted: DeletedError; an individual: 400 on customerId.
+   * `within`: the request's unit of work, when it has one (an Idempotency-Key).
    */
-  async create(platformId: string, input: NewBeneficialOwner): Promise<OwnerJson> {
+  async create(platformId: string, input: NewBeneficialOwner, within?: UnitOfWork): Promise<OwnerJson> {
     const id = newId('BeneficialOwner');
-    return this.store.transaction(async (trx) => {
+    return this.store.transaction(async (uow) => {
       // The creation time is stamped under the customer's row lock, so owners show in commit order.
-      const now = await countNewOwner(trx, platformId, input.customerId, Date.now());
+      const now = await countNewOwner(uow.db, platformId, input.customerId, Date.now());
       if (now === undefined) {
-        const customer = await findCustomer(trx, platformId, input.customerId);
+        const customer = await findCustomer(uow.db, platformId, input.customerId);
         if (!customer) throw new NotFoundError('Customer', input.customerId);
         if (customer.is_deleted === 1) throw new DeletedError(`Customer ${input.customerId} has been deleted`);
         throw new ValidationError([notABusinessCustomer()]);
@@ -170,15 +172,15 @@ export class BeneficialOwnerService {
         createdAt: at,
         updatedAt: at,
       });
-      await insertOwner(trx, { customer_id: input.customerId, created_at: now, id, platform_id: platformId, updated_at: now, body });
+      await insertOwner(uow.db, { customer_id: input.customerId, created_at: now, id, platform_id: platformId, updated_at: now, body });
       return body;
-    });
+    }, within);
   }
 
   /** The reference check alone, for a request whose other fields failed: reported with them in one 400. */
-  async referenceErrors(platformId: string, customerId: unknown): Promise<FieldError[]> {
+  async referenceErrors(platformId: string, customerId: unknown, within?: UnitOfWork): Promise<FieldError[]> {
     if (!lookupableId(customerId)) return [];
-    const customer = await findCustomer(this.store.db, platformId, customerId);
+    const customer = await findCustomer((within ?? this.store).db, platformId, customerId);
     return customer?.customer_type === 'BUSINESS' ? [] : [notABusinessCustomer()];
   }
 
@@ -189,9 +191,9 @@ export class BeneficialOwnerService {
   }
 
   /** Applies the given fields (personalInfo field by field); the rest stays as it is. */
-  async update(platformId: string, id: string, patch: BeneficialOwnerPatch): Promise<OwnerJson> {
-    return this.store.transaction(async (trx) => {
-      const row = await findOwner(trx, platformId, id, this.store.engine === 'postgres');
+  async update(platformId: string, id: string, patch: BeneficialOwnerPatch, within?: UnitOfWork): Promise<OwnerJson> {
+    return this.store.transaction(async (uow) => {
+      const row = await lockOwner(uow, platformId, id);
       if (!row) throw new NotFoundError('BeneficialOwner', id);
       const current = JSON.parse(row.body) as BeneficialOwner;
       const now = Date.now();
@@ -202,9 +204,9 @@ export class BeneficialOwnerService {
         personalInfo: { ...current.personalInfo, ...patch.personalInfo },
         updatedAt: new Date(now).toISOString(),
       });
-      await updateOwner(trx, row, body, now);
+      await updateOwner(uow.db, row, body, now);
       return body;
-    });
+    }, within);
   }
 
   /**

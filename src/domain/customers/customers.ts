@@ -1,7 +1,7 @@
-import type { EventEmitter } from 'node:events';
 import * as repo from '../../store/customers-repo.js';
 import type { Store } from '../../store/store.js';
 import type { CustomerRow, CustomerType } from '../../store/tables/customers.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { findWebhookConfig } from '../../store/webhooks-repo.js';
 import type { Address } from './beneficial-owners.js';
 import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
@@ -141,22 +141,23 @@ export class CustomerService {
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
-    private readonly jobSignal: EventEmitter,
     /** How long after its creation a sandbox customer's KYC/KYB is approved (SANDBOX_KYC_APPROVAL_DELAY_MS). */
     private readonly kycApprovalDelayMs: number,
   ) {}
 
-  /** A sandbox customer's KYC/KYB is approved shortly after, unless the platform turned that off (kyc.ts). */
-  async create(platformId: string, environment: Environment, input: NewCustomer): Promise<Customer> {
-    const umaDomain = input.umaAddress === undefined ? ((await findWebhookConfig(this.store.db, platformId))?.uma_domain ?? undefined) : undefined;
+  /**
+   * A sandbox customer's KYC/KYB is approved shortly after, unless the platform turned that off (kyc.ts).
+   * `within`: the request's unit of work, when it has one (an Idempotency-Key).
+   */
+  async create(platformId: string, environment: Environment, input: NewCustomer, within?: UnitOfWork): Promise<Customer> {
+    const umaDomain = input.umaAddress === undefined ? ((await findWebhookConfig((within ?? this.store).db, platformId))?.uma_domain ?? undefined) : undefined;
     const row = newCustomerRow(platformId, input, Date.now(), umaDomain);
-    const queued = await this.store.transaction(async (trx) => {
-      const clash = await repo.insertCustomer(trx, row);
+    await this.store.transaction(async (uow) => {
+      const clash = await repo.insertCustomer(uow, row);
       if (clash) throw new ConflictError(clash, clashMessage(clash));
-      await openDefaultAccount(trx, platformId, row.id, row.created_at);
-      return queueKycAutoApproval(trx, environment, row, this.kycApprovalDelayMs);
-    });
-    if (queued) this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
+      await openDefaultAccount(uow, platformId, row.id, row.created_at);
+      await queueKycAutoApproval(uow, environment, row, this.kycApprovalDelayMs);
+    }, within);
     return renderCustomer(row);
   }
 
@@ -168,9 +169,9 @@ export class CustomerService {
   }
 
   /** Changes the given fields (businessInfo field by field; currencies and address as a whole); customerType must be the customer's. */
-  async update(platformId: string, id: string, patch: CustomerPatch): Promise<Customer> {
-    return this.store.transaction(async (trx) => {
-      const row = await repo.findCustomer(trx, platformId, id, this.store.engine === 'postgres');
+  async update(platformId: string, id: string, patch: CustomerPatch, within?: UnitOfWork): Promise<Customer> {
+    return this.store.transaction(async (uow) => {
+      const row = await repo.lockCustomer(uow, platformId, id);
       if (!row) throw new NotFoundError('Customer', id);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${id} has been deleted`);
       if (patch.customerType !== row.customer_type) {
@@ -183,26 +184,26 @@ export class CustomerService {
       const undescribed = otherDescriptionErrors(data);
       if (undescribed.length > 0) throw new ValidationError(undescribed);
       const umaAddress = patch.umaAddress?.toLowerCase() ?? row.uma_address;
-      if (umaAddress !== row.uma_address && (await repo.activeClash(trx, platformId, id, { umaAddress }))) throw new ConflictError('umaAddress', clashMessage('umaAddress'));
+      if (umaAddress !== row.uma_address && (await repo.activeClash(uow.db, platformId, id, { umaAddress }))) throw new ConflictError('umaAddress', clashMessage('umaAddress'));
       const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: Date.now() };
       try {
-        await repo.updateCustomer(trx, platformId, id, next);
+        await repo.updateCustomer(uow.db, platformId, id, next);
       } catch (err) {
         const clash = repo.customerClashOf(err);
         throw clash ? new ConflictError(clash, clashMessage(clash)) : err;
       }
       return renderCustomer({ ...row, ...next });
-    });
+    }, within);
   }
 
   /** Soft delete: the customer stays readable with isDeleted true, leaves the lists and frees its platformCustomerId and UMA address. */
   async delete(platformId: string, id: string): Promise<Customer> {
-    return this.store.transaction(async (trx) => {
-      const row = await repo.findCustomer(trx, platformId, id, this.store.engine === 'postgres');
+    return this.store.transaction(async (uow) => {
+      const row = await repo.lockCustomer(uow, platformId, id);
       if (!row) throw new NotFoundError('Customer', id);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${id} has been deleted already`);
       const now = Date.now();
-      await repo.markCustomerDeleted(trx, platformId, id, now);
+      await repo.markCustomerDeleted(uow.db, platformId, id, now);
       return renderCustomer({ ...row, is_deleted: 1, updated_at: now });
     });
   }

@@ -1,8 +1,8 @@
-import type { EventEmitter } from 'node:events';
 import * as repo from '../../store/customers-repo.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
-import type { Engine, Store, Trx } from '../../store/store.js';
+import type { Executor, Store } from '../../store/store.js';
 import type { CustomerRow } from '../../store/tables/customers.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { findWebhookConfig } from '../../store/webhooks-repo.js';
 import type { KycStatus } from './beneficial-owners.js';
 import { renderCustomer, type Customer } from './render.js';
@@ -30,28 +30,27 @@ export function kycWebhookType(row: Pick<CustomerRow, 'customer_type'>, status: 
 }
 
 /** Whether the platform (this environment's scope) has sandbox KYC auto-approval on; on unless turned off. */
-async function autoApprovalOn(trx: Trx, platformId: string): Promise<boolean> {
-  return ((await findWebhookConfig(trx, platformId))?.sandbox_kyc_auto_approval ?? 1) === 1;
+async function autoApprovalOn(db: Executor, platformId: string): Promise<boolean> {
+  return ((await findWebhookConfig(db, platformId))?.sandbox_kyc_auto_approval ?? 1) === 1;
 }
 
-/** Sets the status and records its webhook (if the interface has one), in the caller's transaction. */
-async function changeStatus(trx: Trx, row: CustomerRow, status: KycStatus, now: number): Promise<Customer> {
-  const changed = (await repo.setKycStatus(trx, row.platform_id, row.id, status, now))!;
+/** Sets the status and records its webhook (if the interface has one), in the caller's unit of work. */
+async function changeStatus(uow: UnitOfWork, row: CustomerRow, status: KycStatus, now: number): Promise<Customer> {
+  const changed = (await repo.setKycStatus(uow.db, row.platform_id, row.id, status, now))!;
   const customer = renderCustomer(changed);
   const type = kycWebhookType(changed, status);
-  if (type) await recordWebhookEvent(trx, { platformId: row.platform_id, type, fields: { data: customer } }, now);
+  if (type) await recordWebhookEvent(uow, { platformId: row.platform_id, type, fields: { data: customer } }, now);
   return customer;
 }
 
 /**
- * In the sandbox, inside the transaction that creates the customer: queues its KYC/KYB approval
+ * In the sandbox, inside the unit of work that creates the customer: queues its KYC/KYB approval
  * `delayMs` later, unless the platform has turned auto-approval off. Production: nothing.
  */
-export async function queueKycAutoApproval(trx: Trx, environment: Environment, row: CustomerRow, delayMs: number): Promise<boolean> {
-  if (environment !== 'sandbox' || !(await autoApprovalOn(trx, row.platform_id))) return false;
+export async function queueKycAutoApproval(uow: UnitOfWork, environment: Environment, row: CustomerRow, delayMs: number): Promise<void> {
+  if (environment !== 'sandbox' || !(await autoApprovalOn(uow.db, row.platform_id))) return;
   const payload: KycAutoApprovalJob = { platformId: row.platform_id, customerId: row.id };
-  await enqueueJob(trx, { id: newId('Job'), kind: KYC_AUTO_APPROVAL_JOB, payload, runAt: row.created_at + delayMs }, row.created_at);
-  return true;
+  await enqueueJob(uow, { id: newId('Job'), kind: KYC_AUTO_APPROVAL_JOB, payload, runAt: row.created_at + delayMs }, row.created_at);
 }
 
 /**
@@ -59,26 +58,24 @@ export async function queueKycAutoApproval(trx: Trx, environment: Environment, r
  * UNVERIFIED (a status set meanwhile through the sandbox endpoint wins), not deleted, and the
  * platform has not turned auto-approval off since.
  */
-export async function landKycAutoApproval(trx: Trx, engine: Engine, job: KycAutoApprovalJob, now = Date.now()): Promise<void> {
-  const row = await repo.findCustomer(trx, job.platformId, job.customerId, engine === 'postgres');
+export async function landKycAutoApproval(uow: UnitOfWork, job: KycAutoApprovalJob, now = Date.now()): Promise<void> {
+  const row = await repo.lockCustomer(uow, job.platformId, job.customerId);
   if (!row || row.kyc_status !== 'UNVERIFIED' || row.is_deleted === 1) return;
-  if (!(await autoApprovalOn(trx, job.platformId))) return;
-  await changeStatus(trx, row, 'APPROVED', now);
+  if (!(await autoApprovalOn(uow.db, job.platformId))) return;
+  await changeStatus(uow, row, 'APPROVED', now);
 }
 
 /** The sandbox's KYC/KYB decisions, made on request. */
 export class KycService {
-  constructor(private readonly store: Store, private readonly jobSignal: EventEmitter) {}
+  constructor(private readonly store: Store) {}
 
   /** Sets any status and sends its webhook (each call sends one, even when the status does not change). */
-  async setStatus(platformId: string, customerId: string, status: KycStatus): Promise<Customer> {
-    const customer = await this.store.transaction(async (trx) => {
-      const row = await repo.findCustomer(trx, platformId, customerId, this.store.engine === 'postgres');
+  async setStatus(platformId: string, customerId: string, status: KycStatus, within?: UnitOfWork): Promise<Customer> {
+    return this.store.transaction(async (uow) => {
+      const row = await repo.lockCustomer(uow, platformId, customerId);
       if (!row) throw new NotFoundError('Customer', customerId);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${customerId} has been deleted`);
-      return changeStatus(trx, row, status, Date.now());
-    });
-    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
-    return customer;
+      return changeStatus(uow, row, status, Date.now());
+    }, within);
   }
 }

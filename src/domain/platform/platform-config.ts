@@ -2,7 +2,8 @@ import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Store } from '../../store/store.js';
 import type { PlatformWebhookConfigRow } from '../../store/tables/webhooks.js';
-import { findWebhookConfig, insertWebhookConfigIfMissing, rotateWebhookSecret, setSigningKeysIfMissing, updateWebhookConfig } from '../../store/webhooks-repo.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
+import { findWebhookConfig, insertWebhookConfigIfMissing, lockWebhookConfig, rotateWebhookSecret, setSigningKeysIfMissing, updateWebhookConfig } from '../../store/webhooks-repo.js';
 import { ValidationError, type FieldError } from '../shared/errors.js';
 import {
   currencyErrors,
@@ -122,16 +123,20 @@ export class PlatformConfigService {
     private readonly targets: WebhookTargetPolicy,
   ) {}
 
-  /** The platform's config row, created with a fresh secret and key pair on first use (and a key pair added to older rows). */
-  async load(platformId: string): Promise<PlatformConfigRow> {
-    const found = await findWebhookConfig(this.store.db, platformId);
+  /**
+   * The platform's config row, created with a fresh secret and key pair on first use (and a key pair
+   * added to older rows). `within`: the request's unit of work, when it has one (an Idempotency-Key).
+   */
+  async load(platformId: string, within?: UnitOfWork): Promise<PlatformConfigRow> {
+    const { db } = within ?? this.store;
+    const found = await findWebhookConfig(db, platformId);
     if (found && hasKeys(found)) return found;
     const keys = await newSigningKeyPair();
     if (found) {
-      await setSigningKeysIfMissing(this.store.db, platformId, keys.privateKey, keys.publicKey);
+      await setSigningKeysIfMissing(db, platformId, keys.privateKey, keys.publicKey);
     } else {
       const now = Date.now();
-      await insertWebhookConfigIfMissing(this.store.db, {
+      await insertWebhookConfigIfMissing(db, {
         platform_id: platformId,
         webhook_endpoint: null,
         secret: newWebhookSecret(),
@@ -150,7 +155,7 @@ export class PlatformConfigService {
       });
     }
     // Processes racing here agree on the first row and key pair written.
-    return (await findWebhookConfig(this.store.db, platformId)) as PlatformConfigRow;
+    return (await findWebhookConfig(db, platformId)) as PlatformConfigRow;
   }
 
   async get(platformId: string): Promise<PlatformConfig> {
@@ -168,18 +173,18 @@ export class PlatformConfigService {
    * the settings objects merge field by field, `feeConfigs` upserts by (feeType, sourceCurrency),
    * and `webhookEndpoint: null` removes the endpoint. Every invalid field is reported at once.
    */
-  async update(platformId: string, patch: PlatformConfigPatch): Promise<PlatformConfig> {
+  async update(platformId: string, patch: PlatformConfigPatch, within?: UnitOfWork): Promise<PlatformConfig> {
     const errors = [
       ...(typeof patch.webhookEndpoint === 'string' ? endpointErrors(patch.webhookEndpoint, this.targets) : []),
       ...currencyErrors(patch.supportedCurrencies ?? []),
       ...feeConfigErrors(patch.feeConfigs ?? []),
     ];
     if (errors.length > 0) throw new ValidationError(errors);
-    await this.load(platformId);
+    await this.load(platformId, within);
     const now = Date.now();
-    await this.store.transaction(async (trx) => {
-      // Merged fields are read and written in one transaction; on PostgreSQL under a row lock.
-      const row = (await findWebhookConfig(trx, platformId, this.store.engine === 'postgres'))!;
+    await this.store.transaction(async (uow) => {
+      // Merged fields are read and written in one unit of work, under a row lock.
+      const row = (await lockWebhookConfig(uow, platformId))!;
       const changes: Parameters<typeof updateWebhookConfig>[2] = { updated_at: now };
       if (patch.webhookEndpoint !== undefined) changes.webhook_endpoint = patch.webhookEndpoint;
       if (patch.umaDomain !== undefined) changes.uma_domain = patch.umaDomain;
@@ -190,9 +195,9 @@ export class PlatformConfigService {
       }
       if (patch.sandboxKycAutoApproval !== undefined) changes.sandbox_kyc_auto_approval = patch.sandboxKycAutoApproval ? 1 : 0;
       if (patch.feeConfigs) changes.fee_configs = JSON.stringify(mergeFeeConfigs(parsed<FeeConfig[]>(row.fee_configs) ?? [], patch.feeConfigs));
-      await updateWebhookConfig(trx, platformId, changes);
-    });
-    return render((await findWebhookConfig(this.store.db, platformId)) as PlatformConfigRow, now);
+      await updateWebhookConfig(uow.db, platformId, changes);
+    }, within);
+    return render((await findWebhookConfig((within ?? this.store).db, platformId)) as PlatformConfigRow, now);
   }
 
   /**
@@ -201,10 +206,11 @@ export class PlatformConfigService {
    * within the window retires the older secret at once. The X-Grid-Signature key pair stays: its
    * public key is what receivers pinned.
    */
-  async rotateSecret(platformId: string): Promise<PlatformConfig> {
-    await this.load(platformId);
+  async rotateSecret(platformId: string, within?: UnitOfWork): Promise<PlatformConfig> {
+    await this.load(platformId, within);
+    const { db } = within ?? this.store;
     const now = Date.now();
-    await rotateWebhookSecret(this.store.db, platformId, newWebhookSecret(), now + SECRET_ROTATION_WINDOW_MS, now);
-    return render((await findWebhookConfig(this.store.db, platformId)) as PlatformConfigRow, now);
+    await rotateWebhookSecret(db, platformId, newWebhookSecret(), now + SECRET_ROTATION_WINDOW_MS, now);
+    return render((await findWebhookConfig(db, platformId)) as PlatformConfigRow, now);
   }
 }

@@ -2,6 +2,7 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Store } from '../../store/store.js';
 import type { ApiTokenRow } from '../../store/tables/foundation.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import * as repo from '../../store/tokens-repo.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -143,9 +144,11 @@ export class TokenService {
     this.verified.delete(tokenId);
   }
 
+  /** `within`: the request's unit of work, when it has one (an Idempotency-Key). */
   async create(
     platformId: string,
     input: { name: string; permissions: Permission[]; environment: Environment },
+    within?: UnitOfWork,
   ): Promise<CreatedApiToken> {
     const secret = randomBytes(32).toString('base64url');
     const now = Date.now();
@@ -160,7 +163,7 @@ export class TokenService {
       updated_at: now,
       revoked_at: null,
     };
-    await repo.insertToken(this.store.db, row);
+    await this.store.transaction((uow) => repo.insertToken(uow, row), within);
     return { ...renderToken(row), clientSecret: secret };
   }
 

@@ -1,10 +1,10 @@
-import type { EventEmitter } from 'node:events';
 import type { Selectable } from 'kysely';
 import type { Database } from '../../store/database.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
 import type { Store } from '../../store/store.js';
 import type { DeliveryState } from '../../store/tables/webhook-events.js';
 import type { WebhookAttemptRow } from '../../store/tables/webhooks.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { findWebhookEventRow, listWebhookAttempts, listWebhookEvents, setEventState } from '../../store/webhooks-repo.js';
 import { NotFoundError, WebhookDeliveryError, WebhookEndpointNotSetError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -91,7 +91,6 @@ export class WebhookEventLog {
     private readonly store: Store,
     private readonly cursors: Cursors,
     private readonly platformConfig: PlatformConfigService,
-    private readonly jobSignal: EventEmitter,
     // Injected: the outbound HTTP lives in jobs/, so the domain stays free of I/O and of the jobs layer.
     private readonly sendWebhook: SendWebhook,
   ) {}
@@ -112,20 +111,20 @@ export class WebhookEventLog {
 
   /**
    * Queues a new delivery of the same event (same id, same body, a fresh retry schedule). Refused
-   * with WebhookEndpointNotSetError while no endpoint is configured.
+   * with WebhookEndpointNotSetError while no endpoint is configured. `within`: the request's unit of
+   * work, when it has one (an Idempotency-Key).
    */
-  async redeliver(platformId: string, id: string): Promise<WebhookEventView> {
-    const row = await findWebhookEventRow(this.store.db, platformId, id);
+  async redeliver(platformId: string, id: string, within?: UnitOfWork): Promise<WebhookEventView> {
+    const row = await findWebhookEventRow((within ?? this.store).db, platformId, id);
     if (!row) throw new NotFoundError('WebhookEvent', id);
-    const config = await this.platformConfig.load(platformId);
+    const config = await this.platformConfig.load(platformId, within);
     if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
     const now = Date.now();
     const payload: DeliverWebhookPayload = { eventId: id, platformId, redeliver: true };
-    await this.store.transaction(async (trx) => {
-      await setEventState(trx, id, 'PENDING', now);
-      await enqueueJob(trx, { id: newId('Job'), kind: DELIVER_WEBHOOK_JOB, payload }, now);
-    });
-    this.store.afterCommit(() => this.jobSignal.emit('enqueued'));
+    await this.store.transaction(async (uow) => {
+      await setEventState(uow.db, id, 'PENDING', now);
+      await enqueueJob(uow, { id: newId('Job'), kind: DELIVER_WEBHOOK_JOB, payload }, now);
+    }, within);
     return renderEvent({ ...row, delivery_state: 'PENDING', next_attempt_at: now, updated_at: now });
   }
 
@@ -133,8 +132,8 @@ export class WebhookEventLog {
    * Sends a signed TEST event now, outside the log and without retries, and reports the endpoint's
    * answer; like any delivery, a 2xx or a 409 counts as received.
    */
-  async sendTest(platformId: string): Promise<TestWebhookResult> {
-    const config = await this.platformConfig.load(platformId);
+  async sendTest(platformId: string, within?: UnitOfWork): Promise<TestWebhookResult> {
+    const config = await this.platformConfig.load(platformId, within);
     if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
     const now = new Date();
     const id = newId('Webhook');

@@ -1,6 +1,6 @@
 import { enqueueJobs, type NewJob } from '../../store/jobs-repo.js';
-import type { Trx } from '../../store/store.js';
 import type { WebhookEventRow } from '../../store/tables/webhook-events.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { insertWebhookEvents } from '../../store/webhook-events-repo.js';
 import { newId } from '../shared/ids.js';
 
@@ -15,22 +15,22 @@ export interface WebhookEventInput {
 }
 
 /**
- * Stores an event and its delivery job inside the caller's transaction: the event exists if and
- * only if the change it reports committed. Emit services.jobSignal 'enqueued' after the commit.
+ * Stores an event and its delivery job in the caller's unit of work: the event exists if and only
+ * if the change it reports committed (and the workers wake once it has).
  */
-export async function recordWebhookEvent(trx: Trx, input: WebhookEventInput, now = Date.now()): Promise<{ id: string; body: string }> {
-  return (await recordWebhookEvents(trx, [input], now))[0]!;
+export async function recordWebhookEvent(uow: UnitOfWork, input: WebhookEventInput, now = Date.now()): Promise<{ id: string; body: string }> {
+  return (await recordWebhookEvents(uow, [input], now))[0]!;
 }
 
 /** recordWebhookEvent for several events, in two statements whatever their number (events, then jobs). */
-export async function recordWebhookEvents(trx: Trx, inputs: readonly WebhookEventInput[], now = Date.now()): Promise<{ id: string; body: string }[]> {
+export async function recordWebhookEvents(uow: UnitOfWork, inputs: readonly WebhookEventInput[], now = Date.now()): Promise<{ id: string; body: string }[]> {
   const rows: WebhookEventRow[] = inputs.map((input) => {
     const id = newId('Webhook');
     const body = JSON.stringify({ id, type: input.type, timestamp: new Date(now).toISOString(), ...input.fields });
     return { id, platform_id: input.platformId, type: input.type, body, delivery_state: 'PENDING', created_at: now, updated_at: now };
   });
-  await insertWebhookEvents(trx, rows);
-  await enqueueJobs(trx, deliveryJobs(rows), now);
+  await insertWebhookEvents(uow, rows);
+  await enqueueJobs(uow, deliveryJobs(rows), now);
   return rows.map((r) => ({ id: r.id, body: r.body }));
 }
 

@@ -1,0 +1,160 @@
+import type { ControlledTransaction } from 'kysely';
+import type { Database } from './database.js';
+import { assignListPositions, type ListedRows, type ListedTable } from './list-clock.js';
+import type { Engine, Trx } from './store.js';
+
+/** Work a unit of work runs as its last statements before COMMIT (see UnitOfWork.beforeCommit). */
+export type CommitHook = (uow: UnitOfWork) => Promise<void>;
+
+/** A savepoint opened with UnitOfWork.openSavepoint, ended by one of these. */
+export interface Savepoint {
+  /** Keeps its writes; what it queued joins the enclosing level, as if queued there. */
+  release(): Promise<void>;
+  /** Undoes its writes and drops exactly what it queued (hooks, list rows, after-commit signals). */
+  rollback(): Promise<void>;
+}
+
+/** What a unit of work, or one of its open savepoints, has queued for its commit. */
+class Queued {
+  /** By key, in the order of their latest request. */
+  readonly hooks = new Map<string, CommitHook>();
+  readonly listed: ListedRows = new Map();
+  /** Each runs once after COMMIT, however often it was asked for. */
+  readonly signals = new Set<() => void>();
+
+  hook(key: string, hook: CommitHook): void {
+    this.hooks.delete(key); // re-inserted last: hooks run in the order of their latest request
+    this.hooks.set(key, hook);
+  }
+
+  list(platformId: string, table: ListedTable, id: string): void {
+    let byTable = this.listed.get(platformId);
+    if (!byTable) this.listed.set(platformId, (byTable = new Map()));
+    const ids = byTable.get(table);
+    if (ids) ids.push(id);
+    else byTable.set(table, [id]);
+  }
+
+  passTo(parent: Queued): void {
+    for (const [key, hook] of this.hooks) parent.hook(key, hook);
+    for (const [platformId, byTable] of this.listed) for (const [table, ids] of byTable) for (const id of ids) parent.list(platformId, table, id);
+    for (const signal of this.signals) parent.signals.add(signal);
+  }
+}
+
+/**
+ * One open database transaction and what it has queued for its commit. The store begins it
+ * (Store.transaction, or Store.begin for the idempotent request and the worker's batch) and it
+ * is passed explicitly to whatever writes in it. Its commit runs the before-commit hooks, then
+ * gives listed rows their positions (list-clock.ts), then COMMITs, then runs the after-commit
+ * signals; a rollback drops all of it. Savepoints nest: each level queues apart, so rolling one
+ * back drops exactly what it queued.
+ */
+export class UnitOfWork {
+  /** The executor repositories read and write through (the whole transaction, whatever savepoint is open). */
+  readonly db: Trx;
+  /** The base level, then one per open savepoint, innermost last. */
+  private readonly levels: Queued[] = [new Queued()];
+  private savepointCount = 0;
+
+  constructor(
+    private readonly trx: ControlledTransaction<Database, string[]>,
+    readonly engine: Engine,
+    /** The store's "jobs enqueued" signal (see Store.onJobsEnqueued). */
+    private readonly jobsEnqueuedSignal: () => void,
+    /** The clock list positions are taken from. */
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.db = trx;
+  }
+
+  private get current(): Queued {
+    return this.levels[this.levels.length - 1]!;
+  }
+
+  /**
+   * Runs `hook` as one of the last statements before COMMIT (never if it rolls back). A later hook
+   * with the same key replaces an earlier one, so work asked for many times in one commit runs
+   * once, with the latest state: e.g. one balance event per account per commit, however many
+   * operations of a worker's batch moved it.
+   */
+  beforeCommit(key: string, hook: CommitHook): void {
+    this.current.hook(key, hook);
+  }
+
+  /**
+   * Puts a row this unit of work inserted (or made visible) on its platform's lists: it gets its
+   * position just before COMMIT (see assignListPositions). Until then it keeps the provisional
+   * position it was written with (its creation time).
+   */
+  listAtCommit(platformId: string, table: ListedTable, id: string): void {
+    this.current.list(platformId, table, id);
+  }
+
+  /** Runs `signal` once this commits (never if it rolls back); a signal asked for twice runs once. */
+  afterCommit(signal: () => void): void {
+    this.current.signals.add(signal);
+  }
+
+  /** Jobs were enqueued in this unit of work: the store wakes the workers once it commits (once per commit). */
+  jobsEnqueued(): void {
+    this.afterCommit(this.jobsEnqueuedSignal);
+  }
+
+  /** Runs `fn` inside a savepoint: released when it resolves, rolled back (dropping what it queued) when it throws. */
+  async savepoint<T>(fn: (uow: this) => Promise<T>): Promise<T> {
+    const savepoint = await this.openSavepoint();
+    let result: T;
+    try {
+      result = await fn(this);
+    } catch (err) {
+      await savepoint.rollback();
+      throw err;
+    }
+    await savepoint.release();
+    return result;
+  }
+
+  /** Opens a savepoint that the caller ends; savepoints end innermost first. */
+  async openSavepoint(): Promise<Savepoint> {
+    const name = `uow_${++this.savepointCount}`;
+    const opened = await this.trx.savepoint(name).execute();
+    const level = new Queued();
+    this.levels.push(level);
+    const end = () => {
+      if (this.current !== level) throw new Error(`savepoint ${name} ended while a savepoint opened after it is still open`);
+      this.levels.pop();
+    };
+    return {
+      release: async () => {
+        end();
+        await opened.releaseSavepoint(name).execute();
+        level.passTo(this.current);
+      },
+      rollback: async () => {
+        end();
+        await opened.rollbackToSavepoint(name).execute();
+      },
+    };
+  }
+
+  /** The before-commit hooks (and any they ask for), the list positions, COMMIT, then the after-commit signals. */
+  async commit(): Promise<void> {
+    if (this.levels.length > 1) throw new Error('a unit of work cannot commit while a savepoint is open');
+    const queued = this.current;
+    while (queued.hooks.size > 0) {
+      const hooks = [...queued.hooks.values()];
+      queued.hooks.clear();
+      for (const hook of hooks) await hook(this);
+    }
+    await assignListPositions(this, queued.listed, this.clock());
+    await this.trx.commit().execute();
+    for (const signal of queued.signals) signal();
+  }
+
+  /** Undoes everything and drops everything queued; nothing to do once it has ended. */
+  async rollback(): Promise<void> {
+    this.levels.splice(0, this.levels.length, new Queued());
+    if (!this.trx.isCommitted && !this.trx.isRolledBack) await this.trx.rollback().execute();
+  }
+}
