@@ -25,7 +25,7 @@ for (const engine of ENGINES) {
       const listed = JSON.parse((await cli('tokens', 'list', '--json')).stdout);
       expect(listed.map((t: { id: string }) => t.id)).toContain(created.id);
       expect(JSON.stringify(listed)).not.toContain(created.clientSecret);
-      expect((await cli('tokens', 'revoke', created.id)).stdout).toContain('Revoked');
+      expect((await cli('tokens', 'revoke', created.id)).stdout).toBe(`Revoked ${created.id}\n`);
       const after = JSON.parse((await cli('tokens', 'list', '--json')).stdout);
       expect(after.map((t: { id: string }) => t.id)).not.toContain(created.id);
     });
@@ -33,7 +33,13 @@ for (const engine of ENGINES) {
     it('explains its usage and fails on bad input', async () => {
       await expect(cli('tokens', 'create', '--env', 'staging')).rejects.toMatchObject({ code: 2 });
       await expect(cli('nonsense')).rejects.toMatchObject({ code: 2 });
-      await expect(cli('tokens', 'revoke', 'Token:nope')).rejects.toMatchObject({ code: 1 });
+    });
+
+    it('refuses to revoke an unknown or an already revoked token, saying which, with a non-zero exit', async () => {
+      await expect(cli('tokens', 'revoke', 'Token:nope')).rejects.toMatchObject({ code: 1, stdout: '', stderr: 'Unknown token Token:nope: nothing revoked\n' });
+      const created = JSON.parse((await cli('tokens', 'create', '--json')).stdout) as { id: string };
+      expect(await cli('tokens', 'revoke', created.id)).toMatchObject({ stdout: `Revoked ${created.id}\n` });
+      await expect(cli('tokens', 'revoke', created.id)).rejects.toMatchObject({ code: 1, stdout: '', stderr: `Token ${created.id} is already revoked: nothing changed\n` });
     });
   });
 }
