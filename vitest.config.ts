@@ -2,9 +2,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * The long tests, selected by this file list (the files stay where test/ mirrors src/): processes
- * killed mid-load or restarted, several processes on one database, cursor followers under writes,
- * the hostile sweep, and any other file that took over ~15 s alone. They form the `long` project,
- * every other file `quick`. `npm test` runs both (CI runs it); `npm run test:quick` runs `quick`.
+ * killed mid-load or restarted, several server or CLI processes started, cursor followers under
+ * writes, the hostile sweep, and any other file that took over ~15 s alone. They form the `long`
+ * project, every other file `quick`. `npm test` runs both (CI runs it); `npm run test:quick` runs
+ * `quick`.
  */
 const LONG = [
   'test/jobs/crash-mid-job.test.ts',
@@ -16,6 +17,9 @@ const LONG = [
   'test/jobs/wakeups.test.ts',
   'test/http/hostile.test.ts',
   'test/http/environments.test.ts',
+  'test/http/idempotency-processes.test.ts',
+  'test/server-cluster.test.ts',
+  'test/cli/tokens-cli.test.ts',
 ];
 
 export default defineConfig({
