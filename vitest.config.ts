@@ -1,12 +1,38 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The long tests, selected by this file list (the files stay where test/ mirrors src/): processes
+ * killed mid-load or restarted, several server or CLI processes started, cursor followers under
+ * writes, the hostile sweep, and any other file that took over ~15 s alone. They form the `long`
+ * project, every other file `quick`. `npm test` runs both (CI runs it); `npm run test:quick` runs
+ * `quick`.
+ */
+const LONG = [
+  'test/jobs/crash-mid-job.test.ts',
+  'test/jobs/two-processes.test.ts',
+  'test/store/cursor-follower.test.ts',
+  'test/server.test.ts',
+  'test/jobs/webhook-restart.test.ts',
+  'test/jobs/card-simulation.test.ts',
+  'test/jobs/wakeups.test.ts',
+  'test/http/hostile.test.ts',
+  'test/http/environments.test.ts',
+  'test/http/idempotency-processes.test.ts',
+  'test/server-cluster.test.ts',
+  'test/cli/tokens-cli.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Runs once per project (each gets its own `pgAvailable`); the reporters once for the whole run.
     globalSetup: ['./test/helpers/global-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'quick', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...LONG] } },
+      { extends: true, test: { name: 'long', include: LONG } },
+    ],
   },
 });

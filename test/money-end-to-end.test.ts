@@ -8,6 +8,17 @@ import { connectReceiver, startWebhookReceiver, type ReceivedWebhook } from './h
 const FUNDS = 50_000;
 const DELAYED_PULL_MS = 300;
 
+/** A card transaction's pullSummary, settlementSummary and refundSummary, as [count, totalAmount(, pendingCount)]. */
+function summaries(pull: [number, number, number], settlement: [number, number] = [0, 0], refund: [number, number] = [0, 0]) {
+  return {
+    pullSummary: { count: pull[0], totalAmount: pull[1], pendingCount: pull[2] },
+    settlementSummary: { count: settlement[0], totalAmount: settlement[1] },
+    refundSummary: { count: refund[0], totalAmount: refund[1] },
+  };
+}
+type Summaries = ReturnType<typeof summaries>;
+const summariesIn = (x: Record<string, unknown>) => ({ pullSummary: x.pullSummary, settlementSummary: x.settlementSummary, refundSummary: x.refundSummary });
+
 interface Balances {
   available: number;
   total: number;
@@ -60,8 +71,21 @@ describeEachEngine(
           }
         }
 
-        /** Simulates, waits for the verified webhook of the operation (by its token), and checks the transaction it carries. */
-        async function step(kind: string, body: Record<string, unknown>, type: string, status: string): Promise<{ id: string; webhook: ReceivedWebhook }> {
+        const readTransaction = async (id: string) => (await caller.req('GET', `/transactions/${id}`)).json() as Record<string, unknown>;
+
+        /**
+         * Simulates, waits for the verified webhook of the operation (by its token), and checks the
+         * transaction it carries: its summaries are `expected`, and so are the transaction's as read
+         * now, unless an operation of its own is still to land (`laterOperation`: a delayed pull report).
+         */
+        async function step(
+          kind: string,
+          body: Record<string, unknown>,
+          type: string,
+          status: string,
+          expected: Summaries,
+          laterOperation = false,
+        ): Promise<{ id: string; webhook: ReceivedWebhook }> {
           const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/${kind}`, body);
           expect(res.statusCode, `${kind}: ${res.body}`).toBe(202);
           const token = res.json().issuerTransactionToken as string;
@@ -69,8 +93,8 @@ describeEachEngine(
           const webhook = await byToken(token, type);
           const data = webhook.payload!.data as Record<string, any>;
           expect(data).toMatchObject({ id, type: 'CARD', status, cardId, accountId, customerId: cardholderId });
-          const read = (await caller.req('GET', `/transactions/${id}`)).json();
-          for (const field of ['pullSummary', 'settlementSummary', 'refundSummary']) expect(read[field], `${kind}: ${field}`).toBeDefined();
+          expect(summariesIn(data), `${kind}: the summaries the webhook carries`).toEqual(expected);
+          if (!laterOperation) expect(summariesIn(await readTransaction(id)), `${kind}: the summaries read`).toEqual(expected);
           return { id, webhook };
         }
 
@@ -78,30 +102,23 @@ describeEachEngine(
         await expectBalances('funded', true);
 
         // Authorize 10000: held.
-        const a = await step('authorization', { amount: 10_000, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED');
-        expect(a.webhook.payload!.data).toMatchObject({ pullSummary: { count: 1, totalAmount: 10_000, pendingCount: 0 } });
+        const a = await step('authorization', { amount: 10_000, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 10_000, 0]));
         model.available -= 10_000;
         await expectBalances('authorized 10000', true);
 
         // Clear 12000, 2000 above the hold (a tip): the hold becomes a debit, the extra is a second pull.
-        const cleared = await step('clearing', { cardTransactionId: a.id, amount: 12_000 }, 'CARD_TRANSACTION.SETTLED', 'SETTLED');
-        expect(cleared.webhook.payload!.data).toMatchObject({
-          settledAmount: { amount: 12_000 },
-          pullSummary: { count: 2, totalAmount: 12_000, pendingCount: 0 },
-          settlementSummary: { count: 1, totalAmount: 12_000 },
-        });
+        const cleared = await step('clearing', { cardTransactionId: a.id, amount: 12_000 }, 'CARD_TRANSACTION.SETTLED', 'SETTLED', summaries([2, 12_000, 0], [1, 12_000]));
+        expect(cleared.webhook.payload!.data).toMatchObject({ settledAmount: { amount: 12_000 } });
         model.available -= 2_000;
         model.total -= 12_000;
         await expectBalances('cleared 12000', true);
 
         // Return all of it, then reverse the return.
-        const returned = await step('return', { cardTransactionId: a.id, amount: 12_000 }, 'CARD_TRANSACTION.REFUNDED', 'REFUNDED');
-        expect(returned.webhook.payload!.data).toMatchObject({ refundSummary: { count: 1, totalAmount: 12_000 } });
+        await step('return', { cardTransactionId: a.id, amount: 12_000 }, 'CARD_TRANSACTION.REFUNDED', 'REFUNDED', summaries([2, 12_000, 0], [1, 12_000], [1, 12_000]));
         model.available += 12_000;
         model.total += 12_000;
         await expectBalances('returned 12000', true);
-        const reversed = await step('return_reversal', { cardTransactionId: a.id }, 'CARD_TRANSACTION.SETTLED', 'SETTLED');
-        expect(reversed.webhook.payload!.data).toMatchObject({ refundSummary: { count: 0, totalAmount: 0 } });
+        await step('return_reversal', { cardTransactionId: a.id }, 'CARD_TRANSACTION.SETTLED', 'SETTLED', summaries([2, 12_000, 0], [1, 12_000], [0, 0]));
         model.available -= 12_000;
         model.total -= 12_000;
         await expectBalances('return reversed', true);
@@ -111,10 +128,11 @@ describeEachEngine(
           ['authorization_expiry', {}],
           ['clearing', { amount: 0 }],
         ] as const) {
-          const b = await step('authorization', { amount: 3_000, merchant: { descriptor: 'HOTEL' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED');
+          const b = await step('authorization', { amount: 3_000, merchant: { descriptor: 'HOTEL' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 3_000, 0]));
           model.available -= 3_000;
           await expectBalances(`authorized 3000 (to expire by ${expiry})`, true);
-          await step(expiry, { cardTransactionId: b.id, ...body }, 'CARD_TRANSACTION.EXPIRED', 'EXPIRED');
+          // An expiry settles nothing: the summaries stay the authorization's.
+          await step(expiry, { cardTransactionId: b.id, ...body }, 'CARD_TRANSACTION.EXPIRED', 'EXPIRED', summaries([1, 3_000, 0]));
           model.available += 3_000;
           await expectBalances(`expired by ${expiry}`, true);
         }
@@ -127,7 +145,9 @@ describeEachEngine(
         ];
         for (const [descriptor, amount, reason] of declines) {
           const sent = await balanceEventsSent();
-          const d = await step('authorization', { amount, merchant: { descriptor } }, 'CARD_TRANSACTION.DECLINED', 'DECLINED');
+          // An INSUFFICIENT_FUNDS decline is a pull that failed (counted, amount 0); a CARD_PAUSED one never pulled.
+          const pulls = reason === 'INSUFFICIENT_FUNDS' ? 1 : 0;
+          const d = await step('authorization', { amount, merchant: { descriptor } }, 'CARD_TRANSACTION.DECLINED', 'DECLINED', summaries([pulls, 0, 0]));
           expect(d.webhook.payload!.data).toMatchObject({ declineReason: reason, authorizedAmount: { amount: 0 } });
           expect(d.webhook.payload!.operation).toMatchObject({ kind: 'AUTHORIZATION', amount });
           const read = (await caller.req('GET', `/transactions/${d.id}`)).json();
@@ -139,32 +159,35 @@ describeEachEngine(
         }
         // A frozen card declines CARD_PAUSED (the request is still accepted).
         await t.services.store.db.updateTable('cards').set({ state: 'FROZEN' }).where('id', '=', cardId).execute();
-        const frozen = await step('authorization', { amount: 100, merchant: { descriptor: 'CORNER SHOP' } }, 'CARD_TRANSACTION.DECLINED', 'DECLINED');
+        const frozen = await step('authorization', { amount: 100, merchant: { descriptor: 'CORNER SHOP' } }, 'CARD_TRANSACTION.DECLINED', 'DECLINED', summaries([0, 0, 0]));
         expect(frozen.webhook.payload!.data).toMatchObject({ declineReason: 'CARD_PAUSED' });
         await t.services.store.db.updateTable('cards').set({ state: 'ACTIVE' }).where('id', '=', cardId).execute();
         await expectBalances('declined on a frozen card', false);
 
         // 005: approved, its pull confirmed later by a webhook of its own; then cleared.
-        const slow = await step('authorization', { amount: 1_000, merchant: { descriptor: 'SLOW BANK 005' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED');
-        expect(slow.webhook.payload!.data).toMatchObject({ pullSummary: { pendingCount: 1 } });
+        const slow = await step('authorization', { amount: 1_000, merchant: { descriptor: 'SLOW BANK 005' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 1_000, 1]), true);
         model.available -= 1_000;
         await expectBalances('authorized 1000 with a delayed pull', true);
         const confirmed = await verifiedDelivery(
           (d) => (d.payload?.operation as { kind?: string })?.kind === 'PULL_CONFIRMATION' && (d.payload?.data as { id?: string })?.id === slow.id,
           'the pull confirmation',
         );
-        expect(confirmed.payload).toMatchObject({ type: 'CARD_TRANSACTION.AUTHORIZED', data: { pullSummary: { count: 1, totalAmount: 1_000, pendingCount: 0 } } });
-        await step('clearing', { cardTransactionId: slow.id, amount: 1_000 }, 'CARD_TRANSACTION.SETTLED', 'SETTLED');
+        expect(confirmed.payload).toMatchObject({ type: 'CARD_TRANSACTION.AUTHORIZED' });
+        expect(summariesIn(confirmed.payload!.data as Record<string, unknown>)).toEqual(summaries([1, 1_000, 0]));
+        expect(summariesIn(await readTransaction(slow.id)), 'the summaries read once the pull is confirmed').toEqual(summaries([1, 1_000, 0]));
+        await step('clearing', { cardTransactionId: slow.id, amount: 1_000 }, 'CARD_TRANSACTION.SETTLED', 'SETTLED', summaries([1, 1_000, 0], [1, 1_000]));
         model.total -= 1_000;
         await expectBalances('cleared the delayed-pull authorization', true);
 
         // 006: approved, then EXCEPTION as its pull is reported failed; the amount stays held.
-        const failed = await step('authorization', { amount: 700, merchant: { descriptor: 'UBER EATS 006' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED');
+        const failed = await step('authorization', { amount: 700, merchant: { descriptor: 'UBER EATS 006' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 700, 1]), true);
         const exception = await verifiedDelivery(
           (d) => d.payload?.type === 'CARD_TRANSACTION.EXCEPTION' && (d.payload?.data as { id?: string })?.id === failed.id,
           'the EXCEPTION',
         );
-        expect(exception.payload).toMatchObject({ operation: { kind: 'PULL_FAILURE' }, data: { status: 'EXCEPTION', pullSummary: { count: 1, totalAmount: 0, pendingCount: 0 } } });
+        expect(exception.payload).toMatchObject({ operation: { kind: 'PULL_FAILURE' }, data: { status: 'EXCEPTION' } });
+        expect(summariesIn(exception.payload!.data as Record<string, unknown>)).toEqual(summaries([1, 0, 0]));
+        expect(summariesIn(await readTransaction(failed.id)), 'the summaries read once the pull is reported failed').toEqual(summaries([1, 0, 0]));
         model.available -= 700;
         await expectBalances('an EXCEPTION keeps its hold', true);
 

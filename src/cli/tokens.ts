@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createPlatform, environmentScope } from '../domain/platform/platforms.js';
 import { PERMISSIONS, renderToken, type Environment } from '../domain/platform/tokens.js';
+import { NotFoundError } from '../domain/shared/errors.js';
 import { firstSandboxPlatform, listAllTokens } from '../store/tokens-repo.js';
 import type { CliCommand } from './main.js';
 import { withServices } from './open.js';
@@ -60,14 +61,26 @@ export const tokensCommand: CliCommand = {
       });
     }
     if (sub === 'revoke' && positionals.length === 1) {
+      const id = positionals[0]!;
       return withServices(async ({ store, tokens }) => {
-        const row = await store.db.selectFrom('api_tokens').select('platform_id').where('id', '=', positionals[0]!).executeTakeFirst();
+        const row = await store.db.selectFrom('api_tokens').select(['platform_id', 'revoked_at']).where('id', '=', id).executeTakeFirst();
         if (!row) {
-          process.stderr.write(`No token ${positionals[0]}\n`);
+          process.stderr.write(`Unknown token ${id}: nothing revoked\n`);
           return 1;
         }
-        await tokens.revoke(row.platform_id, positionals[0]!).catch(() => undefined);
-        process.stdout.write(`Revoked ${positionals[0]}\n`);
+        const alreadyRevoked = () => {
+          process.stderr.write(`Token ${id} is already revoked: nothing changed\n`);
+          return 1;
+        };
+        if (row.revoked_at !== null) return alreadyRevoked();
+        try {
+          await tokens.revoke(row.platform_id, id);
+        } catch (err) {
+          // Another process revoked it since the read above.
+          if (err instanceof NotFoundError) return alreadyRevoked();
+          throw err;
+        }
+        process.stdout.write(`Revoked ${id}\n`);
         return 0;
       });
     }

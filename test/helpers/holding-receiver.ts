@@ -73,6 +73,11 @@ export class HoldingReceiver {
     }
   }
 
+  /** Deliveries held unanswered right now: requests the sender has in flight. */
+  get inFlight(): number {
+    return this.held.filter((h) => !h.res.destroyed).length;
+  }
+
   /** Distinct webhook-ids verified so far. */
   ids(): Set<string> {
     return new Set(this.verified.map((d) => d.id));

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { BASE, describeEachEngine } from '../helpers/test-app.js';
 
@@ -30,9 +30,14 @@ describeEachEngine(
   'request, header and body timeouts on a real socket',
   (t) => {
     let port = 0;
-    it('listens', async () => {
+    beforeAll(async () => {
       await t.app.listen({ host: '127.0.0.1', port: 0 });
       port = (t.app.server.address() as AddressInfo).port;
+    });
+
+    it('gives the listening server the configured timeouts and connection cap', () => {
+      const { server } = t.app;
+      expect([server.requestTimeout, server.headersTimeout, server.keepAliveTimeout, server.maxConnections]).toEqual([2_000, 1_000, 1_500, 3]);
     });
 
     it('a body trickled one byte at a time is cut off at the request deadline with an Error object', { timeout: 20_000 }, async () => {

@@ -1,9 +1,10 @@
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
 import { activeFundedCard } from '../helpers/money.js';
 import { businessCustomer, createBusiness, createOwner, ownerInput } from '../helpers/owners.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { recordReads, TOKEN_CONFIRMED, TOKEN_READ } from '../helpers/store-reads.js';
 import { basicAuth, describeEachEngine, engineAvailable } from '../helpers/test-app.js';
 
 /**
@@ -29,15 +30,19 @@ describeEachEngine('remembered tokens on the owner list', (t) => {
     const customerId = await createBusiness(t.caller);
     await createOwner(t.caller, customerId);
     const { list } = await rememberedToken(customerId);
-    // The token check is a prepared read the service built at start-up: count its runs.
-    const tokens = t.services.tokens as unknown as { tokenForAuth: { first: (a: unknown) => Promise<unknown> } };
-    const first = vi.spyOn(tokens.tokenForAuth, 'first');
-    for (let i = 0; i < 3; i++) expect((await list(`customerId=${customerId}`)).statusCode).toBe(200);
-    expect(first).not.toHaveBeenCalled();
-    // Another operation reads the token as before.
-    expect((await t.caller.req('GET', '/tokens')).statusCode).toBe(200);
-    expect(first).toHaveBeenCalledTimes(1);
-    first.mockRestore();
+    // Count the statements that read a token to authenticate.
+    const reads = recordReads(t.services.store);
+    try {
+      for (let i = 0; i < 3; i++) expect((await list(`customerId=${customerId}`)).statusCode).toBe(200);
+      expect(reads.count(TOKEN_READ)).toBe(0);
+      // Each list is one statement, which confirms the token as it reads (the page or its version).
+      expect(reads.count(TOKEN_CONFIRMED)).toBe(3);
+      // Another operation reads the token as before.
+      expect((await t.caller.req('GET', '/tokens')).statusCode).toBe(200);
+      expect(reads.count(TOKEN_READ)).toBe(1);
+    } finally {
+      reads.restore();
+    }
   });
 
   it('answers 401 the moment the token is revoked elsewhere: page, bad customer, bad query and bad cursor alike', async () => {
@@ -80,11 +85,13 @@ describeEachEngine('remembered tokens on the authorization simulator', (t) => {
       t.app.inject({ method: 'POST', url: `/2025-10-13/sandbox/cards/${card.cardId}/simulate/authorization`, headers: { authorization, ...headers }, payload: { amount: 100, merchant: { descriptor: 'REMEMBERED' } } });
     expect((await authorize()).statusCode).toBe(202);
     expect((await authorize({ 'idempotency-key': 'remembered-1' })).statusCode).toBe(202);
-    const tokens = t.services.tokens as unknown as { tokenForAuth: { first: (a: unknown) => Promise<unknown> } };
-    const first = vi.spyOn(tokens.tokenForAuth, 'first');
-    expect((await authorize()).statusCode).toBe(202);
-    expect(first).not.toHaveBeenCalled();
-    first.mockRestore();
+    const reads = recordReads(t.services.store);
+    try {
+      expect((await authorize()).statusCode).toBe(202);
+      expect(reads.count(TOKEN_READ)).toBe(0);
+    } finally {
+      reads.restore();
+    }
     const transactions = () => t.services.store.db.selectFrom('card_transactions').select('id').where('card_id', '=', card.cardId).execute();
     const before = (await transactions()).length;
     await t.services.store.db.updateTable('api_tokens').set({ revoked_at: Date.now() }).where('id', '=', created.id).execute();

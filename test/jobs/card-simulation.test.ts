@@ -38,8 +38,7 @@ for (const engine of ENGINES) {
     });
     afterAll(async () => {
       await store?.close();
-      // pool.end() resolves before its clients finish closing; a forced DROP DATABASE would kill them mid-close.
-      await sleep(300);
+      // drop() waits for the pool's connections to finish closing before it drops the database.
       await tdb?.drop();
     });
 
@@ -102,7 +101,6 @@ for (const engine of ENGINES) {
     });
     afterAll(async () => {
       for (const s of services) await s.store.close();
-      await sleep(300);
       await tdb?.drop();
     });
 
@@ -154,7 +152,8 @@ describeEachEngine(
       const res = await t.caller.req('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 10, merchant: MERCHANT });
       const { cardTransactionId } = res.json();
       const [claimed] = await claimDueJobs(t.services.store, { owner: 'crashed', kinds: [CARD_SIMULATION_JOB], leaseMs: 300, limit: 10 });
-      expect(claimed).toBeDefined();
+      expect(claimed).toMatchObject({ kind: CARD_SIMULATION_JOB, lease_owner: 'crashed', attempts: 1 });
+      expect(JSON.parse(claimed!.payload)).toMatchObject({ cardTransactionId });
       const started = Date.now();
       await drainCardJobs(t.services, t.app.log);
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);

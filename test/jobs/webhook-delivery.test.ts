@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startWorker } from '../../src/jobs/index.js';
 import { webhookDeliveryHandler } from '../../src/jobs/deliver-webhook-job.js';
+import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/webhook-events.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -23,6 +24,15 @@ async function waitForState(caller: Caller, id: string, state: string, timeoutMs
     if (Date.now() > deadline) throw new Error(`event ${id} stayed ${event.deliveryState}, expected ${state}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * The states of the event's delivery jobs. Once none is queued, the worker has nothing left to send
+ * for the event: no retry and no redelivery can happen until a new job is queued.
+ */
+async function deliveryJobStates(t: TestApp, eventId: string): Promise<string[]> {
+  const jobs = await t.services.store.db.selectFrom('jobs').select(['state', 'payload']).where('kind', '=', DELIVER_WEBHOOK_JOB).orderBy('id').execute();
+  return jobs.filter((j) => (JSON.parse(j.payload) as { eventId: string }).eventId === eventId).map((j) => j.state);
 }
 
 describeEachEngine(
@@ -49,6 +59,9 @@ describeEachEngine(
       const caller = await t.newCaller();
       const r = await receiver();
       await connectReceiver(caller, r);
+      // The receiver holds its answer: the attempt's latency includes that much.
+      r.delayMs = 60;
+      const sentAt = performance.now();
       const id = await produceEvent(t, caller, 'CARD_TRANSACTION.EXPIRED', { id: 'CardTransaction:x', status: 'EXPIRED' });
       await r.waitFor((d) => d.length === 1);
       const [d] = r.deliveries;
@@ -57,11 +70,17 @@ describeEachEngine(
       expect(d!.gridSignature).toMatch(/^[A-Za-z0-9+/]+=*$/);
       expect(d!.payload).toMatchObject({ id, type: 'CARD_TRANSACTION.EXPIRED', data: { status: 'EXPIRED' }, operation: { kind: 'AUTHORIZATION' } });
       const event = await waitForState(caller, id, 'DELIVERED');
+      const checkedAt = Date.now();
+      const elapsedMs = performance.now() - sentAt;
       expect(JSON.stringify(event.payload)).toBe(d!.body);
       expect(event).toMatchObject({ attemptCount: 1, type: 'CARD_TRANSACTION.EXPIRED' });
       expect(event.attempts).toEqual([expect.objectContaining({ url: r.url, responseStatus: 200, responseBody: '{"received":true}' })]);
-      expect(event.attempts[0].latencyMs).toBeGreaterThanOrEqual(0);
-      expect(event.deliveredAt).toBeDefined();
+      // Timers may fire up to a millisecond early by the monotonic clock the sender measures with.
+      expect(event.attempts[0].latencyMs).toBeGreaterThanOrEqual(r.delayMs - 1);
+      expect(event.attempts[0].latencyMs).toBeLessThanOrEqual(Math.ceil(elapsedMs));
+      // Stamped when the answer came: after the receiver had the request, before this check.
+      expect(Date.parse(event.deliveredAt)).toBeGreaterThanOrEqual(d!.receivedAt);
+      expect(Date.parse(event.deliveredAt)).toBeLessThanOrEqual(checkedAt);
     });
 
     it('retries a failing endpoint with the same webhook-id and body until it accepts, recording every attempt', async () => {
@@ -96,8 +115,8 @@ describeEachEngine(
       expect(event.attemptCount).toBe(1);
       expect(event.attempts).toEqual([expect.objectContaining({ responseStatus: 409 })]);
       expect(event.attempts[0].error).toBeUndefined();
-      // Past the first retry delay (0.2 s + 20%), nothing more arrives.
-      await new Promise((res) => setTimeout(res, 500));
+      // The delivery job ended done in the commit that marked the event DELIVERED: no retry is queued.
+      expect(await deliveryJobStates(t, id)).toEqual(['done']);
       expect(r.deliveries).toHaveLength(1);
     });
 
@@ -108,6 +127,7 @@ describeEachEngine(
       r.failNext = 100;
       const id = await produceEvent(t, caller);
       const event = await waitForState(caller, id, 'FAILED');
+      expect(await deliveryJobStates(t, id)).toEqual(['failed']);
       expect(event.attemptCount).toBe(4);
       expect(event.attempts).toHaveLength(4);
       expect(r.deliveries).toHaveLength(4);
@@ -205,8 +225,8 @@ describeEachEngine(
 
       const r = await receiver();
       await connectReceiver(caller, r);
-      // Setting the endpoint alone does not send stored events.
-      await new Promise((res) => setTimeout(res, 150));
+      // Setting the endpoint alone does not send stored events: it queues no delivery.
+      expect(await deliveryJobStates(t, id)).toEqual(['done']);
       expect(r.deliveries).toHaveLength(0);
       const queued = await caller.req('POST', `/webhook-events/${id}/redeliver`);
       expect(queued.statusCode).toBe(202);
