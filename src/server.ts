@@ -51,7 +51,11 @@ async function serve(config: Config, primary: boolean): Promise<void> {
     const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     // The worker claims nothing more from now, so the drain takes at most the longest request or
     // running job, which SHUTDOWN_TIMEOUT_MS outlasts by default.
-    await Promise.all([app.close().then(() => clearInterval(sweep)), worker?.stop()]);
+    const drained = app.close().then(() => {
+      clearInterval(sweep);
+      app.log.info('requests drained; waiting for running jobs');
+    });
+    await Promise.all([drained, worker?.stop()]);
     await sender.close();
     await services.store.close();
     clearTimeout(force);

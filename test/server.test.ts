@@ -10,6 +10,7 @@ import { activeCardOver, fetchCall } from './helpers/fixtures.js';
 import { HoldingReceiver } from './helpers/holding-receiver.js';
 import { engineAvailable } from './helpers/test-app.js';
 import { fundCustomerAt } from './helpers/money.js';
+import { until } from './helpers/until.js';
 
 /** A POST whose headers and first bytes of body go out now, and the rest on finish(). */
 function slowRequest(base: string, authorization: string, body: unknown) {
@@ -90,7 +91,7 @@ for (const engine of ENGINES) {
     it('drains on SIGTERM: refuses new connections, answers the requests in flight and finishes the running delivery, then exits 0', { timeout: 90_000 }, async () => {
       // A database of its own: the first start prints credentials.
       drainDb = await createTestDatabase(engine);
-      server = await startServerProcess({ ...drainDb.env, JOB_POLL_MS: '20' });
+      server = await startServerProcess({ ...drainDb.env, JOB_POLL_MS: '20', LOG_LEVEL: 'info' });
       const base = server.baseUrl;
       const auth = server.auth!;
       const call = async (method: string, path: string, body?: unknown) => {
@@ -124,8 +125,9 @@ for (const engine of ENGINES) {
       receiver.release('TEST');
       expect(await testWebhook).toMatchObject({ status: 200, body: { response_status: 200 } });
       // Every request is answered; the worker still waits on the delivery, so the process does too.
-      await new Promise((r) => setTimeout(r, 500));
+      await until('the requests drained', async () => (server!.output().includes('requests drained; waiting for running jobs') ? true : undefined));
       expect(server.child.exitCode).toBeNull();
+      expect(receiver.inFlight).toBeGreaterThan(0);
 
       receiver.release();
       expect(await server.exited, server.output()).toBe(0);
