@@ -169,11 +169,11 @@ export const GRID_OPERATIONS: readonly GridOperation[] = [
 ];
 
 /** The Fastify route path of a document path template: `{customerId}` becomes `:customerId`. */
-export function routePath(path: string): string {
+function routePath(path: string): string {
   return BASE_PATH + path.replace(/\{(\w+)\}/g, ':$1');
 }
 
-export function notImplemented(op: GridOperation): ApiError {
+function notImplemented(op: GridOperation): ApiError {
   return new ApiError('NOT_IMPLEMENTED', `${op.operationId} (${op.method} ${op.path}) is an operation of the Grid interface this service does not implement yet`);
 }
 
@@ -200,6 +200,7 @@ export function registerUnimplementedOperations(app: FastifyInstance, serviceEnv
       onRequest: async () => {
         throw notImplemented(op);
       },
+      // Fastify requires one; onRequest has answered already.
       handler: async () => {
         throw notImplemented(op);
       },
