@@ -9,6 +9,7 @@ import { errorSchema } from './schemas/common.js';
 import { answerRuntimeRefusals, clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerJsonParser } from './http/json-body.js';
+import { registerUnimplementedOperations } from './http/grid-operations.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { routeModules, sandboxRouteModules } from './routes/index.js';
@@ -105,5 +106,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     },
     { prefix: BASE_PATH },
   );
+  // After the real routes: it answers 501 for exactly the document's operations they do not serve.
+  registerUnimplementedOperations(app, services.config.serviceEnv);
   return app;
 }
