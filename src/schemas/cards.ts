@@ -16,7 +16,7 @@ const SPEND_LIMIT_RULE =
   "Largest amount a single card transaction may authorize, in the smallest unit of the card's currency; a transaction for exactly this amount is allowed. " +
   'Checked when an authorization is decided: above it, the authorization is DECLINED with declineReason SPEND_LIMIT_EXCEEDED';
 // The document's int64, kept to what a JSON number carries exactly.
-const spendLimit = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
+const spendLimit = (description?: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, ...(description === undefined ? {} : { description }) });
 
 export const CardSchema = Type.Object(
   {
@@ -35,7 +35,7 @@ export const CardSchema = Type.Object(
     expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
     expYear: Type.Integer(),
     fundingSources: Type.Array(Type.String(), { description: "Internal account ids of the cardholder in the card's currency, in priority order; at least one" }),
-    maxSpendPerTransaction: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: `${SPEND_LIMIT_RULE}. Null: no per-transaction limit` }),
+    maxSpendPerTransaction: Type.Union([spendLimit(), Type.Null()], { description: `${SPEND_LIMIT_RULE}. Null: no per-transaction limit` }),
     currency: Type.String({ description: 'Currency the card transacts in' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -90,7 +90,7 @@ export const UpdateCardBody = Type.Object(
     ),
     fundingSources: Type.Optional(fundingSources(`Replaces the card's funding sources. ${FUNDING_SOURCES_RULE}. Not with state CLOSED`)),
     maxSpendPerTransaction: Type.Optional(
-      Type.Union([spendLimit(''), Type.Null()], {
+      Type.Union([spendLimit(), Type.Null()], {
         description: `Replaces the card's limit; null clears it, omitted leaves it as it is. ${SPEND_LIMIT_RULE}. Not with state CLOSED`,
       }),
     ),

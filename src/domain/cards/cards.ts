@@ -125,8 +125,8 @@ export class CardService {
   /**
    * Freezes, unfreezes or closes a card (nextCardState says which changes are allowed) and/or
    * replaces its funding sources (checked as on issuance) and/or sets or clears its spending
-   * limit (which sends no webhook of its own: no event of the document is for it). Each state change records a
-   * CARD.STATE_CHANGE event; given funding sources record a CARD.FUNDING_SOURCE_CHANGE event.
+   * limit. Each state change records a CARD.STATE_CHANGE event; given funding sources record a
+   * CARD.FUNDING_SOURCE_CHANGE event; a limit change records none (the document has no event for it).
    */
   async update(platformId: string, id: string, change: CardUpdate, within?: UnitOfWork): Promise<Card> {
     const changesLimit = change.maxSpendPerTransaction !== undefined;
