@@ -17,7 +17,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
           'Issues a VIRTUAL card in USD to a customer of the platform, funded by fundingSources (internal accounts of the cardholder in USD, in priority order). ' +
           'The card starts PROCESSING; in the sandbox it becomes ACTIVE shortly after, with a CARD.STATE_CHANGE webhook (production: it stays PROCESSING, no issuer is connected). ' +
           "An unknown or foreign cardholderId: 400 INVALID_INPUT on that field. A funding source that is unknown, another platform's or environment's, another customer's " +
-          "or not in USD: 400 FUNDING_SOURCE_INELIGIBLE, details.errors naming each fundingSources[i]. A cardholder whose KYC (or KYB) status is not APPROVED: 400 CARDHOLDER_KYC_NOT_APPROVED.",
+          "or not in USD: 400 FUNDING_SOURCE_INELIGIBLE, details.errors naming each fundingSources[i]. maxSpendPerTransaction, when given, caps each authorization (above it: DECLINED SPEND_LIMIT_EXCEEDED). A cardholder whose KYC (or KYB) status is not APPROVED: 400 CARDHOLDER_KYC_NOT_APPROVED.",
         body: CreateCardBody,
         response: { 201: CardSchema, ...errorResponses(400, 415) },
       },
@@ -58,10 +58,10 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
         tags,
         summary: 'Update a card',
         description:
-          'Changes the state and/or replaces the funding sources; at least one of the two (else 400). state: FROZEN freezes an ACTIVE card, ACTIVE unfreezes a FROZEN one, ' +
+          'Changes the state, replaces the funding sources and/or sets (an integer) or clears (null) maxSpendPerTransaction; at least one of the three (else 400). state: FROZEN freezes an ACTIVE card, ACTIVE unfreezes a FROZEN one, ' +
           'CLOSED closes a card in any state but CLOSED (final; stateReason CLOSED_BY_PLATFORM). Any other state change: 409 INVALID_STATE_TRANSITION with details.currentStatus; ' +
-          'on a CLOSED card, state CLOSED is 409 CARD_ALREADY_CLOSED and a change of fundingSources alone 409 CARD_NOT_MUTABLE. fundingSources are checked as on issuance ' +
-          '(400 FUNDING_SOURCE_INELIGIBLE) and cannot come with state CLOSED (400). A state change sends CARD.STATE_CHANGE; given fundingSources send CARD.FUNDING_SOURCE_CHANGE.',
+          'on a CLOSED card, state CLOSED is 409 CARD_ALREADY_CLOSED and a change of fundingSources or maxSpendPerTransaction alone 409 CARD_NOT_MUTABLE. fundingSources are checked as on issuance ' +
+          '(400 FUNDING_SOURCE_INELIGIBLE); neither fundingSources nor maxSpendPerTransaction can come with state CLOSED (400 INVALID_INPUT naming the field). A state change sends CARD.STATE_CHANGE; given fundingSources send CARD.FUNDING_SOURCE_CHANGE.',
         params: IdParamSchema,
         body: UpdateCardBody,
         response: { 200: CardSchema, ...errorResponses(400, 404, 409, 415) },

@@ -39,6 +39,7 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
         description:
           'Creates a card transaction, decided in the background when it lands: AUTHORIZED (held on the first funding source with the amount ' +
           'available) or DECLINED with declineReason: CARD_PAUSED when the card is not ACTIVE then or the merchant descriptor ends in 003, ' +
+          'SPEND_LIMIT_EXCEEDED when the amount is above the card\'s maxSpendPerTransaction, ' +
           'INSUFFICIENT_FUNDS when no funding source has the amount available or the descriptor ends in 002. A declined one holds nothing and ' +
           'sends CARD_TRANSACTION.DECLINED. Descriptor 005: the pull is confirmed after SANDBOX_DELAYED_PULL_MS (pullSummary.pendingCount ' +
           'meanwhile); 006: the pull is reported failed and the transaction becomes EXCEPTION. Accepted whatever the card\'s state. ' +

@@ -12,6 +12,12 @@ export const CurrencySchema = Type.Object({
 
 const CARD_STATES = ['PENDING_KYC', 'PROCESSING', 'ACTIVE', 'FROZEN', 'CLOSED'] as const;
 
+const SPEND_LIMIT_RULE =
+  "Largest amount a single card transaction may authorize, in the smallest unit of the card's currency; a transaction for exactly this amount is allowed. " +
+  'Checked when an authorization is decided: above it, the authorization is DECLINED with declineReason SPEND_LIMIT_EXCEEDED';
+// The document's int64, kept to what a JSON number carries exactly.
+const spendLimit = (description?: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, ...(description === undefined ? {} : { description }) });
+
 export const CardSchema = Type.Object(
   {
     id: Type.String({ examples: ['Card:019542f5-b3e7-7d02-8000-000000000010'] }),
@@ -29,6 +35,7 @@ export const CardSchema = Type.Object(
     expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
     expYear: Type.Integer(),
     fundingSources: Type.Array(Type.String(), { description: "Internal account ids of the cardholder in the card's currency, in priority order; at least one" }),
+    maxSpendPerTransaction: Type.Union([spendLimit(), Type.Null()], { description: `${SPEND_LIMIT_RULE}. Null: no per-transaction limit` }),
     currency: Type.String({ description: 'Currency the card transacts in' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
@@ -47,6 +54,7 @@ export const CreateCardBody = Type.Object(
     form: Type.Enum(['VIRTUAL'], { description: 'Only VIRTUAL cards exist' }),
     platformCardId: Type.Optional(text(200)),
     fundingSources: fundingSources(FUNDING_SOURCES_RULE),
+    maxSpendPerTransaction: Type.Optional(spendLimit(`${SPEND_LIMIT_RULE}. Omit it for no limit`)),
     threeDSecurePassword: Type.Optional(
       Type.String({
         minLength: 1,
@@ -81,6 +89,11 @@ export const UpdateCardBody = Type.Object(
       }),
     ),
     fundingSources: Type.Optional(fundingSources(`Replaces the card's funding sources. ${FUNDING_SOURCES_RULE}. Not with state CLOSED`)),
+    maxSpendPerTransaction: Type.Optional(
+      Type.Union([spendLimit(), Type.Null()], {
+        description: `Replaces the card's limit; null clears it, omitted leaves it as it is. ${SPEND_LIMIT_RULE}. Not with state CLOSED`,
+      }),
+    ),
   },
-  { additionalProperties: false, description: 'At least one of state and fundingSources' },
+  { additionalProperties: false, description: 'At least one of state, fundingSources and maxSpendPerTransaction' },
 );

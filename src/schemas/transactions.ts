@@ -16,7 +16,7 @@ const PullSummarySchema = Type.Object(
     count: Type.Integer({
       description:
         "Pulls on the funding source: the authorization's, then one per clearing that settled above the authorized amount (a post-hoc pull). " +
-        'An authorization declined INSUFFICIENT_FUNDS counts its failed pull; one declined CARD_PAUSED made none',
+        'An authorization declined INSUFFICIENT_FUNDS counts its failed pull; one declined CARD_PAUSED or SPEND_LIMIT_EXCEEDED made none',
     }),
     totalAmount: Type.Integer({ description: 'What the pulls took, in minor units; a pull reported failed counts 0. An expiry releases the hold without changing it' }),
     pendingCount: Type.Integer({
@@ -73,6 +73,7 @@ export const CardTransactionSchema = Type.Object(
         ...extension('The property declineReason'),
         description:
           'Only on a DECLINED transaction. CARD_PAUSED: the card was not ACTIVE when the authorization landed, or the descriptor ends in 003. ' +
+          'SPEND_LIMIT_EXCEEDED (this service\'s; the document names no reason for it): the amount was above the card\'s maxSpendPerTransaction. ' +
           'INSUFFICIENT_FUNDS: no funding source had the amount available, or the descriptor ends in 002',
       }),
     ),

@@ -34,7 +34,7 @@ export async function lockCard(uow: UnitOfWork, platformId: string, id: string):
   return (uow.engine === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
-export async function updateCard(db: Executor, id: string, patch: Partial<Pick<CardRow, 'state' | 'state_reason' | 'funding_sources' | 'updated_at'>>): Promise<void> {
+export async function updateCard(db: Executor, id: string, patch: Partial<Pick<CardRow, 'state' | 'state_reason' | 'funding_sources' | 'max_spend_per_transaction' | 'updated_at'>>): Promise<void> {
   await db.updateTable('cards').set(patch).where('id', '=', id).execute();
 }
 

@@ -136,6 +136,59 @@ describeEachEngine(
         expect(await balances(frozen.accountId, frozen.cardholderId)).toEqual({ available: 5_000, total: 5_000 });
       });
 
+      it('above maxSpendPerTransaction: DECLINED SPEND_LIMIT_EXCEEDED, holding nothing, before the funds are looked at; exactly the limit is approved', async () => {
+        const limited = await activeFundedCard(t, t.caller, 10_000);
+        const patched = await t.caller.req('PATCH', `/cards/${limited.cardId}`, { maxSpendPerTransaction: 2_500 });
+        expect(patched.statusCode, patched.body).toBe(200);
+        const entriesBefore = (await entriesOf(t.services.store.db, limited.accountId)).length;
+        const balanceEventsBefore = await balanceEvents(limited.accountId);
+        const over = await authorize(limited.cardId, 2_501, 'ELECTRONICS');
+        // Above the limit and above the funds: the limit is what declines it.
+        const wayOver = await authorize(limited.cardId, 20_000, 'ELECTRONICS');
+        await drain();
+        for (const [a, amount] of [[over, 2_501], [wayOver, 20_000]] as const) {
+          const body = await txn(a.id);
+          expect(body).toMatchObject({
+            status: 'DECLINED',
+            declineReason: 'SPEND_LIMIT_EXCEEDED',
+            accountId: limited.accountId,
+            authorizedAmount: { amount: 0 },
+            pullSummary: { count: 0, totalAmount: 0, pendingCount: 0 },
+          });
+          expect(body.operations).toEqual([expect.objectContaining({ kind: 'AUTHORIZATION', amount, status: 'REJECTED', reason: expect.stringMatching(/^SPEND_LIMIT_EXCEEDED: .*2500/) })]);
+          const evs = await events(a.id);
+          expect(evs.map((e) => e.type)).toEqual(['CARD_TRANSACTION.DECLINED']);
+          expect(evs[0]!.body.data).toMatchObject({ status: 'DECLINED', declineReason: 'SPEND_LIMIT_EXCEEDED' });
+          expect(evs[0]!.body.operation).toEqual({ kind: 'AUTHORIZATION', issuerTransactionToken: a.token, amount });
+        }
+        const entries = await entriesOf(t.services.store.db, limited.accountId);
+        expect(entries).toHaveLength(entriesBefore);
+        expect(await balances(limited.accountId, limited.cardholderId)).toEqual({ available: 10_000, total: 10_000 });
+        expect(entries.reduce((sum, e) => sum + Number(e.amount), 0), 'available = sum of the entries').toBe(10_000);
+        expect(await balanceEvents(limited.accountId)).toBe(balanceEventsBefore);
+
+        const exact = await authorize(limited.cardId, 2_500, 'ELECTRONICS');
+        await drain();
+        expect(await txn(exact.id)).toMatchObject({ status: 'AUTHORIZED', authorizedAmount: { amount: 2_500 }, pullSummary: { count: 1, totalAmount: 2_500 } });
+        expect(await balances(limited.accountId, limited.cardholderId)).toEqual({ available: 7_500, total: 10_000 });
+        expect((await entriesOf(t.services.store.db, limited.accountId)).reduce((sum, e) => sum + Number(e.amount), 0), 'available = sum of the entries').toBe(7_500);
+
+        // The limit as it is when the authorization lands: cleared after the 202, the amount is approved.
+        const cleared = await authorize(limited.cardId, 5_000, 'ELECTRONICS');
+        expect((await t.caller.req('PATCH', `/cards/${limited.cardId}`, { maxSpendPerTransaction: null })).statusCode).toBe(200);
+        await drain();
+        expect(await txn(cleared.id)).toMatchObject({ status: 'AUTHORIZED', authorizedAmount: { amount: 5_000 } });
+        expect(await balances(limited.accountId, limited.cardholderId)).toEqual({ available: 2_500, total: 10_000 });
+      });
+
+      it('a card that is not ACTIVE is CARD_PAUSED even above its limit', async () => {
+        const c = await activeFundedCard(t, t.caller, 5_000);
+        expect((await t.caller.req('PATCH', `/cards/${c.cardId}`, { state: 'FROZEN', maxSpendPerTransaction: 100 })).statusCode).toBe(200);
+        const a = await authorize(c.cardId, 101, 'COFFEE');
+        await drain();
+        expect(await txn(a.id)).toMatchObject({ status: 'DECLINED', declineReason: 'CARD_PAUSED' });
+      });
+
       it('every simulator on a declined transaction is a 409 naming DECLINED, before it lands (a suffix decline) and after', async () => {
         const a = await authorize(card.cardId, 300, 'SHOP-002');
         const early = await sim(card.cardId, 'clearing', { cardTransactionId: a.id, amount: 300 });

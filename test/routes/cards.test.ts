@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
-import { approvedCardholder, injectCall, insertTestCustomer, issueCard } from '../helpers/fixtures.js';
+import { activeCard, approvedCardholder, injectCall, insertTestCustomer, issueCard } from '../helpers/fixtures.js';
 
 describeEachEngine('cards and transactions', (t) => {
   let customerId: string;
@@ -17,7 +17,7 @@ describeEachEngine('cards and transactions', (t) => {
       const res = await t.caller.req('POST', '/cards', { cardholderId: customerId, form: 'VIRTUAL', platformCardId: 'emp-001', fundingSources: [accountId] });
       expect(res.statusCode).toBe(201);
       const card = res.json();
-      expect(card).toMatchObject({ cardholderId: customerId, form: 'VIRTUAL', state: 'PROCESSING', stateReason: null, platformCardId: 'emp-001', currency: 'USD', fundingSources: [accountId] });
+      expect(card).toMatchObject({ cardholderId: customerId, form: 'VIRTUAL', state: 'PROCESSING', stateReason: null, platformCardId: 'emp-001', currency: 'USD', fundingSources: [accountId], maxSpendPerTransaction: null });
       expect(card.id).toMatch(/^Card:[0-9a-f-]{36}$/);
       expect(card.last4).toMatch(/^\d{4}$/);
       const got = await t.caller.req('GET', `/cards/${card.id}`);
@@ -50,6 +50,76 @@ describeEachEngine('cards and transactions', (t) => {
         expect(res.statusCode).toBe(404);
         expect(res.json()).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
       }
+    });
+  });
+
+  describe('maxSpendPerTransaction', () => {
+    const patch = (cardId: string, body: unknown) => t.caller.req('PATCH', `/cards/${cardId}`, body);
+    const limitOf = async (cardId: string) => (await t.caller.req('GET', `/cards/${cardId}`)).json().maxSpendPerTransaction;
+    const expectInvalid = (res: { statusCode: number; body: string; json(): any }, field = 'maxSpendPerTransaction') => {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'INVALID_INPUT' });
+      expect(res.json().details.errors.map((e: { field: string }) => e.field)).toContain(field);
+    };
+
+    it('is returned as issued, by GET and in the list; without it the card has null', async () => {
+      const holder = await insertTestCustomer(t, t.caller);
+      const limited = await issueCard(injectCall(t.caller), holder, { maxSpendPerTransaction: 5_000 });
+      const open = await issueCard(injectCall(t.caller), holder);
+      expect(limited.maxSpendPerTransaction).toBe(5_000);
+      expect(open.maxSpendPerTransaction).toBeNull();
+      expect(await limitOf(limited.id)).toBe(5_000);
+      expect(await limitOf(open.id)).toBeNull();
+      const listed = (await t.caller.req('GET', `/cards?cardholderId=${encodeURIComponent(holder)}`)).json().data;
+      expect(listed.map((c: { id: string; maxSpendPerTransaction: number | null }) => [c.id, c.maxSpendPerTransaction])).toEqual([
+        [open.id, null],
+        [limited.id, 5_000],
+      ]);
+    });
+
+    it('refuses 0, a fraction, a string, a negative, an unsafe integer and (on issuance) null with 400 on the field, issuing nothing', async () => {
+      const holder = await insertTestCustomer(t, t.caller);
+      const accountId = await approvedCardholder(injectCall(t.caller), holder);
+      for (const value of [0, 1.5, '5000', -1, Number.MAX_SAFE_INTEGER + 2, null]) {
+        expectInvalid(await t.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [accountId], maxSpendPerTransaction: value }));
+      }
+      expect((await t.caller.req('GET', `/cards?cardholderId=${encodeURIComponent(holder)}`)).json().totalCount).toBe(0);
+      const card = await issueCard(injectCall(t.caller), holder, { maxSpendPerTransaction: 1 });
+      expect(card.maxSpendPerTransaction).toBe(1);
+      for (const value of [0, 1.5, '5000', -1]) expectInvalid(await patch(card.id, { maxSpendPerTransaction: value }));
+      expect(await limitOf(card.id)).toBe(1);
+    });
+
+    it('PATCH sets, replaces and (null) clears it; a PATCH without it leaves it; a state change webhook carries it', async () => {
+      const card = await activeCard(t, t.caller);
+      expect(card.maxSpendPerTransaction).toBeNull();
+      for (const value of [2_500, 10_000, null, 7_000]) {
+        const res = await patch(card.id, { maxSpendPerTransaction: value });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json()).toMatchObject({ id: card.id, state: 'ACTIVE', maxSpendPerTransaction: value });
+        expect(await limitOf(card.id)).toBe(value);
+      }
+      const frozen = await patch(card.id, { state: 'FROZEN' });
+      expect(frozen.json()).toMatchObject({ state: 'FROZEN', maxSpendPerTransaction: 7_000 });
+      const changes = (await t.services.store.db.selectFrom('webhook_events').select('body').where('type', '=', 'CARD.STATE_CHANGE').execute())
+        .map((e) => JSON.parse(e.body).data)
+        .filter((d: { id: string }) => d.id === card.id);
+      expect(changes.at(-1)).toMatchObject({ state: 'FROZEN', maxSpendPerTransaction: 7_000 });
+      const both = await patch(card.id, { state: 'ACTIVE', maxSpendPerTransaction: 300 });
+      expect(both.json()).toMatchObject({ state: 'ACTIVE', maxSpendPerTransaction: 300 });
+    });
+
+    it('cannot come with state CLOSED (400 naming it, nothing changes); on a CLOSED card alone it is 409 CARD_NOT_MUTABLE', async () => {
+      const card = await activeCard(t, t.caller, undefined, { maxSpendPerTransaction: 900 });
+      for (const value of [100, null]) {
+        expectInvalid(await patch(card.id, { state: 'CLOSED', maxSpendPerTransaction: value }));
+        expect((await t.caller.req('GET', `/cards/${card.id}`)).json()).toMatchObject({ state: 'ACTIVE', maxSpendPerTransaction: 900 });
+      }
+      expect((await patch(card.id, { state: 'CLOSED' })).json()).toMatchObject({ state: 'CLOSED', maxSpendPerTransaction: 900 });
+      const late = await patch(card.id, { maxSpendPerTransaction: 100 });
+      expect(late.statusCode, late.body).toBe(409);
+      expect(late.json().code).toBe('CARD_NOT_MUTABLE');
+      expect(await limitOf(card.id)).toBe(900);
     });
   });
 

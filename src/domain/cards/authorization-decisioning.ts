@@ -1,7 +1,8 @@
 /**
  * Authorization decisioning, pure: whether an authorization is approved, which funding source
  * funds it and how its pull goes. Grid's sandbox steers the outcome by the last three characters
- * of the merchant descriptor; otherwise the card's state and its funding sources' balances decide.
+ * of the merchant descriptor; otherwise the card's state, its spending limit and its funding sources'
+ * balances decide.
  */
 import type { DeclineReason } from './card-transactions.js';
 
@@ -39,18 +40,23 @@ export function declineBySuffix(descriptor: string): DeclineReason | undefined {
 }
 
 /**
- * Decides an authorization of `amount` on a card in `cardState`. `candidates` are the card's funding
+ * Decides an authorization of `amount` on a card in `cardState`, in this order: a card that is not
+ * ACTIVE declines CARD_PAUSED; an amount above `maxSpendPerTransaction` (null: no limit) declines
+ * SPEND_LIMIT_EXCEEDED; then the descriptor's suffix; then the funds. `candidates` are the card's funding
  * sources in priority order (at least one); `balanceOf` reads one's available balance, asked only
  * for the sources tried, in order, so a caller can lock each as it reads it. The first source with
  * the amount available funds it. A declined authorization names the first source as its account.
  */
 export async function decide(
-  input: { cardState: string; descriptor: string; amount: number; candidates: string[] },
+  input: { cardState: string; maxSpendPerTransaction: number | null; descriptor: string; amount: number; candidates: string[] },
   balanceOf: (accountId: string) => Promise<number>,
 ): Promise<Decision> {
   const first = input.candidates[0]!;
   if (input.cardState !== 'ACTIVE') {
     return { approved: false, accountId: first, reason: 'CARD_PAUSED', message: `the card is ${input.cardState}; only an ACTIVE card is authorized` };
+  }
+  if (input.maxSpendPerTransaction !== null && input.amount > input.maxSpendPerTransaction) {
+    return { approved: false, accountId: first, reason: 'SPEND_LIMIT_EXCEEDED', message: `${input.amount} is above the card's maxSpendPerTransaction, ${input.maxSpendPerTransaction}` };
   }
   const outcome = suffixOutcome(input.descriptor);
   if ('decline' in outcome) {

@@ -44,12 +44,13 @@ export async function fundingSourceErrors(db: Executor, platformId: string, card
 /**
  * The state a card moves to when `requested` is asked for, or the refusal: ACTIVE <-> FROZEN, and
  * any state but CLOSED -> CLOSED (a card still PROCESSING can be closed too). CLOSED is final.
+ * `changesSettings`: the request also changes the funding sources or the spending limit.
  */
-export function nextCardState(card: Pick<CardRow, 'id' | 'state'>, requested: RequestedCardState | undefined, changesFundingSources: boolean): CardState {
+export function nextCardState(card: Pick<CardRow, 'id' | 'state'>, requested: RequestedCardState | undefined, changesSettings: boolean): CardState {
   const from = card.state as CardState;
   if (from === 'CLOSED') {
     if (requested === 'CLOSED') throw new CardClosedError(`Card ${card.id} is already CLOSED`, true);
-    if (requested === undefined && changesFundingSources) throw new CardClosedError(`Card ${card.id} is CLOSED; its funding sources can no longer change`, false);
+    if (requested === undefined && changesSettings) throw new CardClosedError(`Card ${card.id} is CLOSED; its funding sources and spending limit can no longer change`, false);
   }
   if (requested === undefined) return from;
   const allowed = requested === 'CLOSED' ? from !== 'CLOSED' : requested === 'FROZEN' ? from === 'ACTIVE' : from === 'FROZEN';

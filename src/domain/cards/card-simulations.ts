@@ -365,7 +365,7 @@ class FundingSources {
   }
 
   /**
-   * Decides an authorization as it lands, from the card's state, the descriptor and its funding
+   * Decides an authorization as it lands, from the card's state and limit, the descriptor and its funding
    * sources' balances as they are now: the card's sources that are the cardholder's own active
    * accounts in the transaction's currency. A card with none draws on its cardholder's account in
    * that currency (locked now).
@@ -385,7 +385,10 @@ class FundingSources {
       }
       candidates = [fallback.id];
     }
-    return decide({ cardState: card.state, descriptor: descriptorOf(row), amount, candidates }, async (id) => this.available.get(id)!);
+    return decide(
+      { cardState: card.state, maxSpendPerTransaction: card.max_spend_per_transaction, descriptor: descriptorOf(row), amount, candidates },
+      async (id) => this.available.get(id)!,
+    );
   }
 
   /** An account's available balance moved by `delta` (its postings are written at the batch's end). */

@@ -26,7 +26,7 @@ export interface CardSummaries {
 
 /**
  * `declineReason`: the transaction's, when declined. An INSUFFICIENT_FUNDS decline is a pull that
- * failed (counted, amount 0); a CARD_PAUSED one never tried to pull.
+ * failed (counted, amount 0); a CARD_PAUSED or SPEND_LIMIT_EXCEEDED one never tried to pull.
  */
 export function summariesOf(declineReason: string | null, operations: CardOperationRow[]): CardSummaries {
   const pull = { count: 0, totalAmount: 0, pendingCount: 0 };

@@ -22,8 +22,8 @@ export type SimulationName = keyof typeof SIMULATIONS;
 export type OperationKind = (typeof SIMULATIONS)[SimulationName] | 'PULL_CONFIRMATION' | 'PULL_FAILURE';
 export const OPERATION_KINDS: OperationKind[] = [...Object.values(SIMULATIONS), 'PULL_CONFIRMATION', 'PULL_FAILURE'];
 
-/** Why an authorization is declined (Grid's decisioning reasons). */
-export const DECLINE_REASONS = ['CARD_PAUSED', 'INSUFFICIENT_FUNDS'] as const;
+/** Why an authorization is declined: Grid's decisioning reasons, and SPEND_LIMIT_EXCEEDED (this service's: the document names none for the limit). */
+export const DECLINE_REASONS = ['CARD_PAUSED', 'INSUFFICIENT_FUNDS', 'SPEND_LIMIT_EXCEEDED'] as const;
 export type DeclineReason = (typeof DECLINE_REASONS)[number];
 
 export interface Ledger {

@@ -60,12 +60,16 @@ export interface CreateCardInput {
   platformCardId?: string | undefined;
   /** Internal account ids of the cardholder in the card's currency, in priority order; at least one. */
   fundingSources: string[];
+  /** Minor units; omitted: no limit. */
+  maxSpendPerTransaction?: number | undefined;
 }
 
-/** PATCH /cards/{id}: at least one of the two. */
+/** PATCH /cards/{id}: at least one of the three. */
 export interface CardUpdate {
   state?: RequestedCardState | undefined;
   fundingSources?: string[] | undefined;
+  /** Minor units; null clears the limit, undefined leaves it. */
+  maxSpendPerTransaction?: number | null | undefined;
 }
 
 /** Cards and the card transactions read through the transactions API. */
@@ -105,6 +109,7 @@ export class CardService {
         exp_year: expiry.getUTCFullYear() + 3,
         currency: CARD_CURRENCY,
         funding_sources: JSON.stringify(input.fundingSources),
+        max_spend_per_transaction: input.maxSpendPerTransaction ?? null,
         created_at: now,
         updated_at: now,
       };
@@ -119,20 +124,23 @@ export class CardService {
 
   /**
    * Freezes, unfreezes or closes a card (nextCardState says which changes are allowed) and/or
-   * replaces its funding sources (checked as on issuance). Each state change records a
-   * CARD.STATE_CHANGE event; given funding sources record a CARD.FUNDING_SOURCE_CHANGE event.
+   * replaces its funding sources (checked as on issuance) and/or sets or clears its spending
+   * limit. Each state change records a CARD.STATE_CHANGE event; given funding sources record a
+   * CARD.FUNDING_SOURCE_CHANGE event; a limit change records none (the document has no event for it).
    */
   async update(platformId: string, id: string, change: CardUpdate, within?: UnitOfWork): Promise<Card> {
-    if (change.state === undefined && change.fundingSources === undefined) {
-      throw new ValidationError([{ field: 'state', message: 'or fundingSources is required: give at least one of the two' }]);
+    const changesLimit = change.maxSpendPerTransaction !== undefined;
+    if (change.state === undefined && change.fundingSources === undefined && !changesLimit) {
+      throw new ValidationError([{ field: 'state', message: 'or fundingSources or maxSpendPerTransaction is required: give at least one of the three' }]);
     }
-    if (change.state === 'CLOSED' && change.fundingSources !== undefined) {
-      throw new ValidationError([{ field: 'fundingSources', message: 'cannot be given with state CLOSED' }]);
+    if (change.state === 'CLOSED') {
+      const withClosed = (['fundingSources', 'maxSpendPerTransaction'] as const).filter((field) => change[field] !== undefined);
+      if (withClosed.length > 0) throw new ValidationError(withClosed.map((field) => ({ field, message: 'cannot be given with state CLOSED' })));
     }
     return this.store.transaction(async (uow) => {
       const row = await repo.lockCard(uow, platformId, id);
       if (!row) throw new NotFoundError('Card', id);
-      const state = nextCardState(row, change.state, change.fundingSources !== undefined);
+      const state = nextCardState(row, change.state, change.fundingSources !== undefined || changesLimit);
       if (change.fundingSources !== undefined) {
         const ineligible = await fundingSourceErrors(uow.db, platformId, row.cardholder_id, row.currency, change.fundingSources);
         if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
@@ -143,9 +151,16 @@ export class CardService {
         state,
         state_reason: state === 'CLOSED' ? 'CLOSED_BY_PLATFORM' : row.state_reason,
         funding_sources: change.fundingSources === undefined ? row.funding_sources : JSON.stringify(change.fundingSources),
+        max_spend_per_transaction: changesLimit ? change.maxSpendPerTransaction! : row.max_spend_per_transaction,
         updated_at: now,
       };
-      await repo.updateCard(uow.db, id, { state: after.state, state_reason: after.state_reason, funding_sources: after.funding_sources, updated_at: now });
+      await repo.updateCard(uow.db, id, {
+        state: after.state,
+        state_reason: after.state_reason,
+        funding_sources: after.funding_sources,
+        max_spend_per_transaction: after.max_spend_per_transaction,
+        updated_at: now,
+      });
       const rendered = renderCard(after);
       if (state !== row.state) await recordWebhookEvent(uow, { platformId, type: CARD_STATE_CHANGE_EVENT, fields: { data: rendered } }, now);
       if (change.fundingSources !== undefined) await recordWebhookEvent(uow, { platformId, type: CARD_FUNDING_SOURCE_CHANGE_EVENT, fields: { data: rendered } }, now);

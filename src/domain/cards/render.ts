@@ -33,6 +33,8 @@ export interface Card {
   expMonth: number;
   expYear: number;
   fundingSources: string[];
+  /** Minor units; null: no limit. */
+  maxSpendPerTransaction: number | null;
   currency: string;
   createdAt: string;
   updatedAt: string;
@@ -95,6 +97,7 @@ export function renderCard(row: CardRow): Card {
     expMonth: row.exp_month,
     expYear: row.exp_year,
     fundingSources: JSON.parse(row.funding_sources) as string[],
+    maxSpendPerTransaction: row.max_spend_per_transaction,
     currency: row.currency,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),

@@ -14,6 +14,7 @@ import { m012CardLifecycle } from './012-card-lifecycle.js';
 import { m013CardDeclines } from './013-card-declines.js';
 import { m014JobQueue } from './014-job-queue.js';
 import { m015OwnerVersions } from './015-owner-versions.js';
+import { m016CardSpendLimits } from './016-card-spend-limits.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '013_card_declines': m013CardDeclines,
   '014_job_queue': m014JobQueue,
   '015_owner_versions': m015OwnerVersions,
+  '016_card_spend_limits': m016CardSpendLimits,
 };

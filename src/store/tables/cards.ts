@@ -15,6 +15,8 @@ export interface CardRow {
   currency: string;
   /** JSON array of internal account ids, in priority order. */
   funding_sources: string;
+  /** Largest amount one authorization may have, in minor units; null: no limit. Added by migration 016. */
+  max_spend_per_transaction: number | null;
   created_at: number;
   /** Place on the platform's lists, given at commit (store/list-clock.ts); inserts write the creation time until then. */
   list_position?: number;
@@ -45,7 +47,7 @@ export interface CardTransactionRow {
   last_return_amount: number | null;
   last_return_prior_status: string | null;
   issuer_transaction_token: string;
-  /** CARD_PAUSED or INSUFFICIENT_FUNDS when the authorization was declined (status DECLINED); else null. */
+  /** CARD_PAUSED, SPEND_LIMIT_EXCEEDED or INSUFFICIENT_FUNDS when the authorization was declined (status DECLINED); else null. */
   decline_reason: string | null;
   /** Sequence number the next accepted operation gets; operations land in this order. */
   next_seq: number;

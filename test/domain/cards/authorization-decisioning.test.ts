@@ -17,23 +17,34 @@ describe('authorization decisioning', () => {
     expect(declineBySuffix('A005')).toBeUndefined();
   });
 
-  it('a card that is not ACTIVE is CARD_PAUSED whatever the descriptor and the funds, and no balance is read', async () => {
+  it('a card that is not ACTIVE is CARD_PAUSED whatever the limit, the descriptor and the funds, and no balance is read', async () => {
     for (const state of ['FROZEN', 'PROCESSING', 'CLOSED', 'PENDING_KYC']) {
       const b = balances({ a: 10_000 });
-      expect(await decide({ cardState: state, descriptor: 'SHOP 005', amount: 1, candidates: ['a'] }, b.balanceOf)).toMatchObject({ approved: false, reason: 'CARD_PAUSED', accountId: 'a' });
+      expect(await decide({ cardState: state, maxSpendPerTransaction: 1, descriptor: 'SHOP 005', amount: 2, candidates: ['a'] }, b.balanceOf)).toMatchObject({ approved: false, reason: 'CARD_PAUSED', accountId: 'a' });
       expect(b.asked).toEqual([]);
     }
   });
 
   it('takes the first funding source, in priority order, with the amount available; reads no further', async () => {
     const b = balances({ a: 99, b: 100, c: 1_000 });
-    expect(await decide({ cardState: 'ACTIVE', descriptor: 'SHOP', amount: 100, candidates: ['a', 'b', 'c'] }, b.balanceOf)).toEqual({ approved: true, accountId: 'b', pull: 'CONFIRMED' });
+    expect(await decide({ cardState: 'ACTIVE', maxSpendPerTransaction: null, descriptor: 'SHOP', amount: 100, candidates: ['a', 'b', 'c'] }, b.balanceOf)).toEqual({ approved: true, accountId: 'b', pull: 'CONFIRMED' });
     expect(b.asked).toEqual(['a', 'b']);
   });
 
   it('INSUFFICIENT_FUNDS when none has it, naming the first source; the suffix 005 or 006 approval still needs the funds', async () => {
     const b = balances({ a: 10, b: 20 });
-    expect(await decide({ cardState: 'ACTIVE', descriptor: 'SHOP 006', amount: 21, candidates: ['a', 'b'] }, b.balanceOf)).toMatchObject({ approved: false, reason: 'INSUFFICIENT_FUNDS', accountId: 'a' });
-    expect(await decide({ cardState: 'ACTIVE', descriptor: 'SHOP 006', amount: 20, candidates: ['a', 'b'] }, b.balanceOf)).toEqual({ approved: true, accountId: 'b', pull: 'REPORTED_FAILED' });
+    expect(await decide({ cardState: 'ACTIVE', maxSpendPerTransaction: null, descriptor: 'SHOP 006', amount: 21, candidates: ['a', 'b'] }, b.balanceOf)).toMatchObject({ approved: false, reason: 'INSUFFICIENT_FUNDS', accountId: 'a' });
+    expect(await decide({ cardState: 'ACTIVE', maxSpendPerTransaction: null, descriptor: 'SHOP 006', amount: 20, candidates: ['a', 'b'] }, b.balanceOf)).toEqual({ approved: true, accountId: 'b', pull: 'REPORTED_FAILED' });
+  });
+
+  it('SPEND_LIMIT_EXCEEDED above the limit, before the descriptor and the funds, reading no balance; exactly the limit is approved', async () => {
+    const b = balances({ a: 10_000 });
+    const over = { cardState: 'ACTIVE', maxSpendPerTransaction: 500, amount: 501, candidates: ['a'] };
+    for (const descriptor of ['SHOP', 'SHOP 002', 'SHOP 003']) {
+      expect(await decide({ ...over, descriptor }, b.balanceOf), descriptor).toMatchObject({ approved: false, reason: 'SPEND_LIMIT_EXCEEDED', accountId: 'a' });
+    }
+    expect(b.asked).toEqual([]);
+    expect(await decide({ ...over, amount: 500, descriptor: 'SHOP' }, b.balanceOf)).toEqual({ approved: true, accountId: 'a', pull: 'CONFIRMED' });
+    expect(await decide({ ...over, amount: 500, descriptor: 'SHOP 002' }, b.balanceOf)).toMatchObject({ approved: false, reason: 'INSUFFICIENT_FUNDS' });
   });
 });
