@@ -101,3 +101,26 @@ async function newCaller(t: TestApp, environment: Environment, of?: Caller): Pro
       }),
   };
 }
+
+/** An app over the suite's services whose throttle and rate limits run on a clock the test moves. */
+export interface ClockedApp {
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Moves the app's clock forward: a window ends when a test says so, not after a real wait. */
+  advance(ms: number): void;
+}
+
+/** Builds a ClockedApp for the suite (in beforeAll) and closes it after (in afterAll). */
+export function appOnTestClock(t: TestApp): ClockedApp {
+  let now = 1_700_000_000_000;
+  let app: FastifyInstance | undefined;
+  beforeAll(async () => {
+    app = await buildApp(t.services, { now: () => now });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return {
+    inject: (options) => app!.inject(options),
+    advance: (ms) => void (now += ms),
+  };
+}

@@ -1,8 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { expect, it } from 'vitest';
 import { AuthFailureThrottle } from '../../src/http/auth-throttle.js';
-import { BASE, basicAuth, describeEachEngine } from '../helpers/test-app.js';
+import { appOnTestClock, BASE, basicAuth, describeEachEngine } from '../helpers/test-app.js';
 
 it('a full table makes room by dropping expired entries, else the oldest', () => {
   let now = 0;
@@ -22,15 +20,7 @@ const TOO_MANY = { status: 429, code: 'RATE_LIMITED', message: expect.stringMatc
 describeEachEngine(
   'failed-authentication throttle',
   (t) => {
-    // The app's throttle runs on this clock, so a window ends when a test moves it, not after a real wait.
-    let now = 1_700_000_000_000;
-    let app: FastifyInstance;
-    beforeAll(async () => {
-      app = await buildApp(t.services, { now: () => now });
-    });
-    afterAll(async () => {
-      await app?.close();
-    });
+    const app = appOnTestClock(t);
     const get = (auth: string | undefined, remoteAddress = '198.51.100.1') =>
       app.inject({ method: 'GET', url: `${BASE}/tokens`, remoteAddress, headers: auth === undefined ? {} : { authorization: auth } });
 
@@ -44,14 +34,14 @@ describeEachEngine(
       expect(limited.json()).toEqual({ ...TOO_MANY, message: 'Too many failed authentications; retry after 2 s' });
       expect(limited.headers['retry-after']).toBe('2');
       // The right secret, from another address, spelled as the token id: still held.
-      now += 1_000;
+      app.advance(1_000);
       const right = await get(basicAuth(victim.tokenId, victim.clientSecret), '198.51.100.2');
       expect(right.statusCode).toBe(429);
       expect(right.headers['retry-after']).toBe('1');
       expect((await get(other.auth)).statusCode).toBe(200);
-      now += 999;
+      app.advance(999);
       expect((await get(victim.auth)).statusCode).toBe(429);
-      now += 1;
+      app.advance(1);
       expect((await get(victim.auth)).statusCode).toBe(200);
     });
 
@@ -75,7 +65,7 @@ describeEachEngine(
       // A client whose own secret was wrong once from the held address is not held itself.
       expect((await get(other.auth, address)).statusCode).toBe(200);
       expect((await get(guess(101), '203.0.113.10')).statusCode).toBe(401);
-      now += 2_000;
+      app.advance(2_000);
       expect((await get(guess(102), address)).statusCode).toBe(401);
     });
   },

@@ -1,9 +1,8 @@
-import type { FastifyInstance, InjectOptions } from 'fastify';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import type { InjectOptions } from 'fastify';
+import { expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { TokenRateLimit } from '../../src/http/token-rate-limit.js';
-import { BASE, describeEachEngine, type Caller } from '../helpers/test-app.js';
+import { appOnTestClock, BASE, describeEachEngine, type Caller } from '../helpers/test-app.js';
 
 it('a fixed window per token: the request past the limit is limited until the window ends; a full table drops the oldest', () => {
   let now = 0;
@@ -32,15 +31,7 @@ it('the settings are validated at boot and off by default', () => {
 describeEachEngine(
   'per-token rate limit on',
   (t) => {
-    // The app's limit runs on this clock, so a window ends when a test moves it, not after a real wait.
-    let now = 1_700_000_000_000;
-    let app: FastifyInstance;
-    beforeAll(async () => {
-      app = await buildApp(t.services, { now: () => now });
-    });
-    afterAll(async () => {
-      await app?.close();
-    });
+    const app = appOnTestClock(t);
     const send = (caller: Caller, method: InjectOptions['method'], url: string, payload?: object) =>
       app.inject({ method, url: `${BASE}${url}`, headers: { authorization: caller.auth }, ...(payload === undefined ? {} : { payload }) });
 
@@ -55,7 +46,7 @@ describeEachEngine(
         expect(res.headers['ratelimit-remaining']).toBe(String(5 - i));
         expect(res.headers['ratelimit-reset']).toBe('2');
       }
-      now += 500;
+      app.advance(500);
       const limited = await send(a, 'GET', '/tokens');
       expect(limited.statusCode).toBe(429);
       expect(limited.json()).toEqual({ status: 429, code: 'RATE_LIMITED', message: 'Too many requests for this token; retry after 2 s' });
@@ -66,9 +57,9 @@ describeEachEngine(
       const other = await send(b, 'GET', '/tokens');
       expect(other.statusCode).toBe(200);
       expect(other.headers['ratelimit-remaining']).toBe('4');
-      now += 1_499;
+      app.advance(1_499);
       expect((await send(a, 'GET', '/tokens')).headers['retry-after']).toBe('1');
-      now += 1;
+      app.advance(1);
       const again = await send(a, 'GET', '/tokens');
       expect(again.statusCode).toBe(200);
       expect(again.headers['ratelimit-remaining']).toBe('4');
