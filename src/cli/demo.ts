@@ -234,7 +234,7 @@ async function main(): Promise<number> {
     await showBalance('expiry #1 (hold released)', customer.id, { available: 10_000, total: 10_000 });
 
     console.log(bold('\n6. An authorization through clearing, return and return reversal'));
-    const auth2 = await simulate('authorization #2', card.id, 'authorization', { amount: 4200, merchant: { descriptor: 'CITY BIKES', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');
+    const auth2 = await simulate('authorization #2', card.id, 'authorization', { amount: 4200, currency: { code: 'USD' }, merchant: { descriptor: 'CITY BIKES', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');
     await showBalance('authorization #2 (4200 held)', customer.id, { available: 5_800, total: 10_000 });
     await simulate('clearing #2', card.id, 'clearing', { cardTransactionId: auth2.cardTransactionId, amount: 4200 }, 'CARD_TRANSACTION.SETTLED');
     await showBalance('clearing #2 (hold debited)', customer.id, { available: 5_800, total: 5_800 });
@@ -245,7 +245,7 @@ async function main(): Promise<number> {
     await call('GET', `/transactions/${auth2.cardTransactionId}`);
 
     console.log(bold('\n7. A declined authorization (merchant descriptor ending in 002: INSUFFICIENT_FUNDS)'));
-    const auth3 = await simulate('authorization #3', card.id, 'authorization', { amount: 500, merchant: { descriptor: 'AMAZON RETAIL US-002' } }, 'CARD_TRANSACTION.DECLINED');
+    const auth3 = await simulate('authorization #3', card.id, 'authorization', { amount: 500, currency: { code: 'USD' }, merchant: { descriptor: 'AMAZON RETAIL US-002' } }, 'CARD_TRANSACTION.DECLINED');
     const declined = (await call('GET', `/transactions/${auth3.cardTransactionId}`)).json;
     console.log(dim(`   status ${declined.status}, declineReason ${declined.declineReason}: ${declined.operations[0]?.reason}`));
     await showBalance('the declined authorization (nothing held)', customer.id, { available: 5_800, total: 5_800 });

@@ -55,7 +55,7 @@ export const sandboxCardRoutes: RouteModule = (app, { cardSimulations }) => {
       const accepted = await cardSimulations.authorize(
         platformId,
         request.params.id,
-        { amount: body.amount, currency: body.currency ?? { code: 'USD' }, merchant: body.merchant },
+        { amount: body.amount, currency: body.currency, merchant: body.merchant },
         tokenId,
         requestUnitOfWork(request),
       );

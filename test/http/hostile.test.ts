@@ -568,7 +568,7 @@ async function fixtures(t: TestApp) {
   const customer = await createBusiness(t.caller, 1);
   const owner = await t.caller.req('POST', '/beneficial-owners', ownerInput(customer));
   const cardId = (await activeCard(t, t.caller, customer)).id as string;
-  const auth = await t.caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 5000, merchant: { descriptor: 'ACME' } });
+  const auth = await t.caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 5000, currency: { code: 'USD' }, merchant: { descriptor: 'ACME' } });
   const token = await t.caller.req('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] });
   const accounts = await t.caller.req('GET', `/customers/internal-accounts?customerId=${customer}`);
   for (const res of [owner, auth, token, accounts]) expect(res.statusCode, res.body).toBeLessThan(300);

@@ -255,7 +255,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const { cardholderId: cardholder, cardId: card } = await activeFundedCard(t, caller);
   const cardholderAccount = await usdAccountOf(injectCall(caller), cardholder);
   const simulate = async (kind: string, body: unknown) => created('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
-  const authorization = { amount: 1000, merchant: { descriptor: 'CORNER SHOP' } };
+  const authorization = { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'CORNER SHOP' } };
   /** A new transaction of 1000 with the given operations accepted on it (not landed). */
   const transaction = async (...steps: [string, number?][]) => {
     const id = (await simulate('authorization', authorization)).cardTransactionId as string;
@@ -318,10 +318,10 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   const unapproved = await insertTestCustomer(t, caller);
   const unapprovedAccount = await usdAccountOf(injectCall(caller), unapproved);
   const sim = (kind: string, body: unknown) => caller.req('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
-  const open = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
-  const expired = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
+  const open = (await sim('authorization', { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
+  const expired = (await sim('authorization', { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
   await sim('authorization_expiry', { cardTransactionId: expired });
-  const partly = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
+  const partly = (await sim('authorization', { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
   await sim('clearing', { cardTransactionId: partly, amount: 100 });
   const event = await produceEvent(t, caller);
   const op = (kind: string) => `POST /sandbox/cards/{id}/simulate/${kind}`;
