@@ -29,6 +29,10 @@ export const AuthorizationBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export const BalanceInquiryBody = Type.Object(
+  { merchant: AuthorizationBody.properties.merchant },
+  { additionalProperties: false, description: 'A balance inquiry is a zero-amount authorization: only the merchant' },
+);
 export const AmountBody = (what: string, minimum = 1) =>
   Type.Object({ cardTransactionId: CardTransactionId, amount: Amount(what, minimum) }, { additionalProperties: false });
 export const SimulationRequest = Type.Object({ cardTransactionId: CardTransactionId }, { additionalProperties: false, description: 'Sandbox card simulation request' });
@@ -45,5 +49,5 @@ export const AuthorizationResponse = Type.Object(
       description: 'The id the new transaction will have; later simulations may name it at once',
     }),
   },
-  { description: 'Accepted; the transaction appears (AUTHORIZED) when the authorization lands' },
+  { description: 'Accepted; the transaction appears (AUTHORIZED, SETTLED or DECLINED) when it lands' },
 );

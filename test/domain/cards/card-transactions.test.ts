@@ -20,6 +20,12 @@ const STATUSES = Object.keys(IN) as LedgerStatus[];
 /** The statuses each kind applies to (an amount that fits: 100, none for expiry and reversal); every other status refuses it (409). */
 const ALLOWED: Record<OperationKind, { requires: string; from: LedgerStatus[]; amount: number | null }> = {
   AUTHORIZATION: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  BALANCE_INQUIRY: { requires: 'a new transaction', from: ['PENDING'], amount: 0 },
+  CREDIT_AUTHORIZATION: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  CREDIT_AUTHORIZATION_ADVICE: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  FINANCIAL_AUTHORIZATION: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  FINANCIAL_CREDIT_AUTHORIZATION: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  AUTHORIZATION_ADVICE: { requires: 'AUTHORIZED or PARTIALLY_SETTLED', from: ['AUTHORIZED', 'PARTIALLY_SETTLED'], amount: 1200 },
   CLEARING: { requires: 'AUTHORIZED or PARTIALLY_SETTLED', from: ['AUTHORIZED', 'PARTIALLY_SETTLED'], amount: 100 },
   RETURN: { requires: 'SETTLED or PARTIALLY_SETTLED', from: ['SETTLED', 'PARTIALLY_SETTLED'], amount: 100 },
   AUTHORIZATION_EXPIRY: { requires: 'AUTHORIZED with nothing settled', from: ['AUTHORIZED'], amount: null },
