@@ -143,6 +143,10 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
     const unknown = 'InternalAccount:019542f5-b3e7-7d02-8000-00000000dead';
     const issue = (fundingSources: unknown) => caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources });
 
+    // The document states no limit on the list: eleven sources are checked one by one, not refused as too many.
+    const many = await issue([own, ...Array.from({ length: 10 }, (_, i) => `InternalAccount:019542f5-b3e7-7d02-8000-0000000000${10 + i}`)]);
+    expectRefused(many, 400, 'FUNDING_SOURCE_INELIGIBLE');
+    expect(many.json().details.errors).toHaveLength(10);
     const all = await issue([own, unknown, foreign, otherCustomer, euro]);
     expectRefused(all, 400, 'FUNDING_SOURCE_INELIGIBLE');
     expect(all.json().details.errors.map((e: { field: string }) => e.field)).toEqual(['fundingSources[1]', 'fundingSources[2]', 'fundingSources[3]', 'fundingSources[4]']);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { entriesOf } from '../../src/store/accounts-repo.js';
 import { startSimulatorHarness, summaries, USD, type SimulatorHarness } from '../helpers/card-simulators.js';
 import { describeEachEngine } from '../helpers/test-app.js';
+import { until } from '../helpers/until.js';
 
 const FUNDS = 20_000;
 
@@ -81,6 +82,24 @@ describeEachEngine('card simulators: financial_authorization and financial_credi
     expect(await txn()).toMatchObject({ status: 'EXCEPTION', settledAmount: { amount: 700 }, ...summaries([1, 0, 0], [1, 700]) });
     expect(await entriesFor(failed.id)).toEqual([['CLEARING_DEBIT', -700]]);
     await h.expectBalances('a financial authorization whose pull was reported failed');
+  });
+
+  it('takes an Idempotency-Key: the same key and body answer the same 202 and land one transaction', async () => {
+    const body = { amount: 250, currency: USD, merchant: { descriptor: 'ATM ONCE' } };
+    const headers = { 'idempotency-key': `fin-${h.cardId}` };
+    const url = `/sandbox/cards/${h.cardId}/simulate/financial_authorization`;
+    const first = await h.caller.req('POST', url, body, headers);
+    const again = await h.caller.req('POST', url, body, headers);
+    expect(first.statusCode, first.body).toBe(202);
+    expect(again.statusCode).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    const { cardTransactionId, issuerTransactionToken } = first.json();
+    await until('the financial authorization to land', async () => ((await h.caller.req('GET', `/transactions/${cardTransactionId}`)).json().status === 'SETTLED' ? true : undefined));
+    await h.expectLandedOnce(cardTransactionId, issuerTransactionToken);
+    h.model.available -= 250;
+    h.model.total -= 250;
+    await h.expectBalances('one financial authorization for two calls with one key');
   });
 
   it('refuses a body without currency or with a field the document does not define (400, all named), and an unknown card (404)', async () => {
