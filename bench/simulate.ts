@@ -183,13 +183,13 @@ async function prepare(engine: Engine, kind: 'authorization' | 'clearing', trans
     }
     const path = `${new URL(base).pathname}/sandbox/cards/${card.id}/simulate/${kind}`;
     if (kind === 'authorization') {
-      const body = JSON.stringify({ amount: 1250, merchant: MERCHANT });
+      const body = JSON.stringify({ amount: 1250, currency: { code: 'USD' }, merchant: MERCHANT });
       return { engine, db, server, store, path, headers, nextBody: () => body };
     }
     // Clearing needs open transactions: many, so the per-transaction ordering does not serialize the run.
     const txnIds: string[] = [];
     for (let i = 0; i < transactions; i++) {
-      txnIds.push((await post(`/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1_000_000_000, merchant: MERCHANT })).cardTransactionId!);
+      txnIds.push((await post(`/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1_000_000_000, currency: { code: 'USD' }, merchant: MERCHANT })).cardTransactionId!);
     }
     await waitLanded(store, 0, 60_000);
     let i = 0;

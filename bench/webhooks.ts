@@ -141,7 +141,7 @@ class Target {
     let inFlight = 0;
     const total = Math.round(rate * seconds);
     const started = performance.now();
-    const body = JSON.stringify({ amount: 1250, merchant: { descriptor: 'BENCH COFFEE', country: 'US' } });
+    const body = JSON.stringify({ amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BENCH COFFEE', country: 'US' } });
     await new Promise<void>((resolve) => {
       const tick = () => {
         const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));

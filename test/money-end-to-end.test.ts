@@ -128,7 +128,7 @@ describeEachEngine(
           ['authorization_expiry', {}],
           ['clearing', { amount: 0 }],
         ] as const) {
-          const b = await step('authorization', { amount: 3_000, merchant: { descriptor: 'HOTEL' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 3_000, 0]));
+          const b = await step('authorization', { amount: 3_000, currency: { code: 'USD' }, merchant: { descriptor: 'HOTEL' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 3_000, 0]));
           model.available -= 3_000;
           await expectBalances(`authorized 3000 (to expire by ${expiry})`, true);
           // An expiry settles nothing: the summaries stay the authorization's.
@@ -147,7 +147,7 @@ describeEachEngine(
           const sent = await balanceEventsSent();
           // An INSUFFICIENT_FUNDS decline is a pull that failed (counted, amount 0); a CARD_PAUSED one never pulled.
           const pulls = reason === 'INSUFFICIENT_FUNDS' ? 1 : 0;
-          const d = await step('authorization', { amount, merchant: { descriptor } }, 'CARD_TRANSACTION.DECLINED', 'DECLINED', summaries([pulls, 0, 0]));
+          const d = await step('authorization', { amount, currency: { code: 'USD' }, merchant: { descriptor } }, 'CARD_TRANSACTION.DECLINED', 'DECLINED', summaries([pulls, 0, 0]));
           expect(d.webhook.payload!.data).toMatchObject({ declineReason: reason, authorizedAmount: { amount: 0 } });
           expect(d.webhook.payload!.operation).toMatchObject({ kind: 'AUTHORIZATION', amount });
           const read = (await caller.req('GET', `/transactions/${d.id}`)).json();
@@ -159,13 +159,13 @@ describeEachEngine(
         }
         // A frozen card declines CARD_PAUSED (the request is still accepted).
         await t.services.store.db.updateTable('cards').set({ state: 'FROZEN' }).where('id', '=', cardId).execute();
-        const frozen = await step('authorization', { amount: 100, merchant: { descriptor: 'CORNER SHOP' } }, 'CARD_TRANSACTION.DECLINED', 'DECLINED', summaries([0, 0, 0]));
+        const frozen = await step('authorization', { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'CORNER SHOP' } }, 'CARD_TRANSACTION.DECLINED', 'DECLINED', summaries([0, 0, 0]));
         expect(frozen.webhook.payload!.data).toMatchObject({ declineReason: 'CARD_PAUSED' });
         await t.services.store.db.updateTable('cards').set({ state: 'ACTIVE' }).where('id', '=', cardId).execute();
         await expectBalances('declined on a frozen card', false);
 
         // 005: approved, its pull confirmed later by a webhook of its own; then cleared.
-        const slow = await step('authorization', { amount: 1_000, merchant: { descriptor: 'SLOW BANK 005' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 1_000, 1]), true);
+        const slow = await step('authorization', { amount: 1_000, currency: { code: 'USD' }, merchant: { descriptor: 'SLOW BANK 005' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 1_000, 1]), true);
         model.available -= 1_000;
         await expectBalances('authorized 1000 with a delayed pull', true);
         const confirmed = await verifiedDelivery(
@@ -180,7 +180,7 @@ describeEachEngine(
         await expectBalances('cleared the delayed-pull authorization', true);
 
         // 006: approved, then EXCEPTION as its pull is reported failed; the amount stays held.
-        const failed = await step('authorization', { amount: 700, merchant: { descriptor: 'UBER EATS 006' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 700, 1]), true);
+        const failed = await step('authorization', { amount: 700, currency: { code: 'USD' }, merchant: { descriptor: 'UBER EATS 006' } }, 'CARD_TRANSACTION.AUTHORIZED', 'AUTHORIZED', summaries([1, 700, 1]), true);
         const exception = await verifiedDelivery(
           (d) => d.payload?.type === 'CARD_TRANSACTION.EXCEPTION' && (d.payload?.data as { id?: string })?.id === failed.id,
           'the EXCEPTION',

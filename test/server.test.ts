@@ -105,7 +105,7 @@ for (const engine of ENGINES) {
       receiver = await new HoldingReceiver().start();
       receiver.trust((await call('PATCH', '/config', { webhookEndpoint: receiver.url })).body);
       const card = await activeCardOver(fetchCall(base, auth), customer.body.id);
-      const accepted = await call('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'DRAIN TEST' } });
+      const accepted = await call('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 700, currency: { code: 'USD' }, merchant: { descriptor: 'DRAIN TEST' } });
       expect([customer.status, card.state, accepted.status]).toEqual([201, 'ACTIVE', 202]);
       // In flight: a delivery job whose endpoint has not answered, a test webhook request waiting on
       // the same endpoint, and a request whose body is half sent.

@@ -234,7 +234,7 @@ async function main(): Promise<number> {
     await showBalance('expiry #1 (hold released)', customer.id, { available: 10_000, total: 10_000 });
 
     console.log(bold('\n6. An authorization through clearing, return and return reversal'));
-    const auth2 = await simulate('authorization #2', card.id, 'authorization', { amount: 4200, merchant: { descriptor: 'CITY BIKES', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');
+    const auth2 = await simulate('authorization #2', card.id, 'authorization', { amount: 4200, currency: { code: 'USD' }, merchant: { descriptor: 'CITY BIKES', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');
     await showBalance('authorization #2 (4200 held)', customer.id, { available: 5_800, total: 10_000 });
     await simulate('clearing #2', card.id, 'clearing', { cardTransactionId: auth2.cardTransactionId, amount: 4200 }, 'CARD_TRANSACTION.SETTLED');
     await showBalance('clearing #2 (hold debited)', customer.id, { available: 5_800, total: 5_800 });
@@ -245,12 +245,22 @@ async function main(): Promise<number> {
     await call('GET', `/transactions/${auth2.cardTransactionId}`);
 
     console.log(bold('\n7. A declined authorization (merchant descriptor ending in 002: INSUFFICIENT_FUNDS)'));
-    const auth3 = await simulate('authorization #3', card.id, 'authorization', { amount: 500, merchant: { descriptor: 'AMAZON RETAIL US-002' } }, 'CARD_TRANSACTION.DECLINED');
+    const auth3 = await simulate('authorization #3', card.id, 'authorization', { amount: 500, currency: { code: 'USD' }, merchant: { descriptor: 'AMAZON RETAIL US-002' } }, 'CARD_TRANSACTION.DECLINED');
     const declined = (await call('GET', `/transactions/${auth3.cardTransactionId}`)).json;
     console.log(dim(`   status ${declined.status}, declineReason ${declined.declineReason}: ${declined.operations[0]?.reason}`));
     await showBalance('the declined authorization (nothing held)', customer.id, { available: 5_800, total: 5_800 });
 
-    console.log(bold('\n8. The event log'));
+    console.log(bold('\n8. Single-message and credit authorizations, and a balance inquiry'));
+    await simulate('financial_authorization', card.id, 'financial_authorization', { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'ATM WITHDRAWAL 24TH ST', mcc: '6011', country: 'US' } }, 'CARD_TRANSACTION.SETTLED');
+    await showBalance('financial authorization (debited at once, nothing held)', customer.id, { available: 4_800, total: 4_800 });
+    const credit = await simulate('credit_authorization', card.id, 'credit_authorization', { amount: 700, currency: { code: 'USD' }, merchant: { descriptor: 'ACME MARKETPLACE', mcc: '5942', country: 'US' } }, 'CARD_TRANSACTION.AUTHORIZED');
+    await simulate('clearing of the credit', card.id, 'clearing', { cardTransactionId: credit.cardTransactionId, amount: 700 }, 'CARD_TRANSACTION.SETTLED');
+    await showBalance('credit authorization cleared (credited)', customer.id, { available: 5_500, total: 5_500 });
+    await simulate('financial_credit_auth', card.id, 'financial_credit_authorization', { amount: 300, currency: { code: 'USD' }, merchant: { descriptor: 'ACME PAYOUTS', mcc: '6012', country: 'US' } }, 'CARD_TRANSACTION.SETTLED');
+    await showBalance('financial credit (credited at once)', customer.id, { available: 5_800, total: 5_800 });
+    await simulate('balance_inquiry', card.id, 'balance_inquiry', { merchant: { descriptor: 'SHELL OIL 12345678', mcc: '5541', country: 'US' } }, 'CARD_TRANSACTION.SETTLED');
+
+    console.log(bold('\n9. The event log'));
     await call('GET', '/webhook-events?limit=10');
   } catch (err) {
     console.error(red(`\nThe demo stopped: ${err instanceof Error ? err.message : String(err)}`));
@@ -261,7 +271,7 @@ async function main(): Promise<number> {
   }
 
   console.log(bold('\nSummary'));
-  let ok = expectations.length === 7 && testWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 8;
+  let ok = expectations.length === 12 && testWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 11;
   console.log(`  ${testWebhook?.verified ? green('✓') : red('✗')} ${'test webhook'.padEnd(24)} ${''.padEnd(40)} expected ${'TEST'.padEnd(26)} got ${testWebhook ? `${String(testWebhook.payload?.type)} ${testWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
   console.log(`  ${fundingWebhook ? green('✓') : red('✗')} ${'funding'.padEnd(24)} ${''.padEnd(40)} expected ${'INTERNAL_ACCOUNT.BALANCE_UPDATED'.padEnd(26)} got ${fundingWebhook ? 'it, verified both ways' : 'no webhook'}`);
   for (const e of expectations) {

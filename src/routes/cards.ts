@@ -59,7 +59,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
         summary: 'Update a card',
         description:
           'Changes the state, replaces the funding sources and/or sets (an integer) or clears (null) maxSpendPerTransaction; at least one of the three (else 400). state: FROZEN freezes an ACTIVE card, ACTIVE unfreezes a FROZEN one, ' +
-          'CLOSED closes a card in any state but CLOSED (final; stateReason CLOSED_BY_PLATFORM). Any other state change: 409 INVALID_STATE_TRANSITION with details.currentStatus; ' +
+          'CLOSED closes an ACTIVE or FROZEN card (final; stateReason CLOSED_BY_PLATFORM). Any other state change: 409 INVALID_STATE_TRANSITION with details.currentStatus; ' +
           'on a CLOSED card, state CLOSED is 409 CARD_ALREADY_CLOSED and a change of fundingSources or maxSpendPerTransaction alone 409 CARD_NOT_MUTABLE. fundingSources are checked as on issuance ' +
           '(400 FUNDING_SOURCE_INELIGIBLE); neither fundingSources nor maxSpendPerTransaction can come with state CLOSED (400 INVALID_INPUT naming the field). A state change sends CARD.STATE_CHANGE; given fundingSources send CARD.FUNDING_SOURCE_CHANGE.',
         params: IdParamSchema,

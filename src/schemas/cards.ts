@@ -46,7 +46,7 @@ export const CardSchema = Type.Object(
 const FUNDING_SOURCES_RULE =
   "Internal account ids, in priority order: each must be an internal account of the cardholder in the card's currency (USD), else 400 FUNDING_SOURCE_INELIGIBLE naming fundingSources[i]";
 const fundingSources = (description: string) =>
-  Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 10, uniqueItems: true, description });
+  Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, uniqueItems: true, description });
 
 export const CreateCardBody = Type.Object(
   {
@@ -85,7 +85,7 @@ export const UpdateCardBody = Type.Object(
   {
     state: Type.Optional(
       Type.Enum([...REQUESTABLE_CARD_STATES], {
-        description: 'FROZEN freezes an ACTIVE card, ACTIVE unfreezes a FROZEN one, CLOSED closes a card in any other state (final); any other change is 409',
+        description: 'FROZEN freezes an ACTIVE card, ACTIVE unfreezes a FROZEN one, CLOSED closes an ACTIVE or FROZEN card (final); any other change is 409',
       }),
     ),
     fundingSources: Type.Optional(fundingSources(`Replaces the card's funding sources. ${FUNDING_SOURCES_RULE}. Not with state CLOSED`)),

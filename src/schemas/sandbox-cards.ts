@@ -9,16 +9,14 @@ const CardTransactionId = Type.String({ minLength: 1, maxLength: 128, descriptio
 export const AuthorizationBody = Type.Object(
   {
     amount: Amount('Amount to authorize, in the smallest unit of the currency'),
-    currency: Type.Optional(
-      Type.Object(
-        {
-          code: Type.String({ pattern: '^[A-Z]{3}$', description: "Must be the card's currency; defaults to it" }),
-          name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Informational; the currency keeps its own name' })),
-          symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'Informational; the currency keeps its own symbol' })),
-          decimals: Type.Optional(Type.Integer({ minimum: 0, maximum: 18, description: "When given, must be the currency's number of decimals (2 for USD)" })),
-        },
-        { additionalProperties: false },
-      ),
+    currency: Type.Object(
+      {
+        code: Type.String({ pattern: '^[A-Z]{3}$', description: "Must be the card's currency" }),
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Informational; the currency keeps its own name' })),
+        symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'Informational; the currency keeps its own symbol' })),
+        decimals: Type.Optional(Type.Integer({ minimum: 0, maximum: 18, description: "When given, must be the currency's number of decimals (2 for USD)" })),
+      },
+      { additionalProperties: false, description: 'Required, as the document requires it' },
     ),
     merchant: Type.Object(
       {
@@ -30,6 +28,10 @@ export const AuthorizationBody = Type.Object(
     ),
   },
   { additionalProperties: false },
+);
+export const BalanceInquiryBody = Type.Object(
+  { merchant: AuthorizationBody.properties.merchant },
+  { additionalProperties: false, description: 'A balance inquiry is a zero-amount authorization: only the merchant' },
 );
 export const AmountBody = (what: string, minimum = 1) =>
   Type.Object({ cardTransactionId: CardTransactionId, amount: Amount(what, minimum) }, { additionalProperties: false });
@@ -47,5 +49,5 @@ export const AuthorizationResponse = Type.Object(
       description: 'The id the new transaction will have; later simulations may name it at once',
     }),
   },
-  { description: 'Accepted; the transaction appears (AUTHORIZED) when the authorization lands' },
+  { description: 'Accepted; the transaction appears (AUTHORIZED, SETTLED or DECLINED) when it lands' },
 );

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CARD_TRANSACTION_STATUSES, DECLINE_REASONS, OPERATION_KINDS } from '../domain/cards/card-transactions.js';
+import { CARD_TRANSACTION_STATUSES, DECLINE_REASONS, DIRECTIONS, OPERATION_KINDS } from '../domain/cards/card-transactions.js';
 import { CurrencySchema } from './cards.js';
 import { extension, PageQuerySchema, SortOrderSchema } from './common.js';
 
@@ -31,7 +31,7 @@ const CardOperationSchema = Type.Object(
     id: Type.String(),
     kind: Type.Enum([...OPERATION_KINDS], {
       description:
-        'A simulator\'s operation, or the issuer\'s report on the pull of an approved authorization: PULL_CONFIRMATION (descriptor suffix 005, ' +
+        'A simulator\'s operation (AUTHORIZATION_ADVICE re-sizes the authorization: its amount is the new total), or the issuer\'s report on the pull of an approved authorization: PULL_CONFIRMATION (descriptor suffix 005, ' +
         'after SANDBOX_DELAYED_PULL_MS) or PULL_FAILURE (suffix 006, at once; the transaction becomes EXCEPTION)',
     }),
     amount: Type.Optional(
@@ -64,7 +64,8 @@ export const CardTransactionSchema = Type.Object(
       ...extension('The statuses EXPIRED (authorization_expiry, or a clearing of amount 0) and DECLINED (a declined authorization, with declineReason)'),
       description:
         'AUTHORIZED: held, nothing settled. PARTIALLY_SETTLED: part settled. SETTLED: all settled. REFUNDED: the net settled amount ' +
-        'was returned in full. EXCEPTION: the pull on the funding source was reported failed (descriptor suffix 006); the amount stays held. ' +
+        'was returned in full; a financial (single-message) authorization lands SETTLED at once, as does an approved balance inquiry, with nothing ' +
+        'authorized or settled. EXCEPTION: the pull on the funding source was reported failed (descriptor suffix 006); the amount stays held. ' +
         'EXPIRED: the authorization lapsed; the hold is released. DECLINED: the authorization was declined (declineReason); nothing was held, ' +
         'and every simulator on it is a 409',
     }),
@@ -77,7 +78,11 @@ export const CardTransactionSchema = Type.Object(
           'INSUFFICIENT_FUNDS: no funding source had the amount available, or the descriptor ends in 002',
       }),
     ),
-    direction: Type.Literal('DEBIT'),
+    direction: Type.Enum([...DIRECTIONS], {
+      description:
+        'DEBIT: money out of the funding account (authorization, financial_authorization, balance_inquiry). CREDIT: money into it ' +
+        '(credit_authorization, credit_authorization_advice, financial_credit_authorization); a CREDIT holds nothing, and its clearings credit the account',
+    }),
     cardId: Type.String(),
     accountId: Type.String({
       description:

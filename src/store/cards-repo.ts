@@ -77,8 +77,8 @@ export interface AcceptedAuthorizationRows {
 export interface AuthorizationAcceptance {
   /** The request's token: nothing is written unless it is live (not revoked). Absent: not checked. */
   tokenId?: string | undefined;
-  /** The currency the authorization is in: nothing is written unless it is the card's. */
-  currency: string;
+  /** The currency the authorization is in: nothing is written unless it is the card's. Undefined: the card's, whatever it is (a balance inquiry). */
+  currency: string | undefined;
   /** False: nothing is written (a refusal the caller found, reported once the card is known). */
   acceptable: boolean;
   rows: AcceptedAuthorizationRows;
@@ -99,11 +99,12 @@ export async function acceptAuthorization(on: Store | UnitOfWork, a: Authorizati
   const { transaction: t, operation, job } = a.rows;
   const live = a.tokenId === undefined ? sql<boolean>`true` : sql<boolean>`${liveTokenCount(a.tokenId)} > 0`;
   const wrote = (seen: { live: boolean; cardCurrency: string | undefined }) => {
-    if (seen.live && seen.cardCurrency === a.currency && a.acceptable) on.jobsEnqueued();
+    if (seen.live && seen.cardCurrency !== undefined && (a.currency ?? seen.cardCurrency) === seen.cardCurrency && a.acceptable) on.jobsEnqueued();
     return seen;
   };
   if (on.engine === 'postgres') {
-    const writable = sql`card.currency = ${a.currency} and ${a.acceptable} and (select ok from live)`;
+    const currency = a.currency === undefined ? sql`true` : sql`card.currency = ${a.currency}`;
+    const writable = sql`${currency} and ${a.acceptable} and (select ok from live)`;
     const row = { ...t, customer_id: '', currency: '', list_position: t.created_at };
     const { rows } = await sql<{ live: boolean; currency: string | null }>`with
       live as (select ${live} as ok),
@@ -118,7 +119,7 @@ export async function acceptAuthorization(on: Store | UnitOfWork, a: Authorizati
   const db = on.db;
   const { ok } = (await sql<{ ok: number | boolean }>`select ${live} as ok`.execute(db)).rows[0]!;
   const card = await findCard(db, t.platform_id, t.card_id);
-  if (Boolean(ok) && card && card.currency === a.currency && a.acceptable) {
+  if (Boolean(ok) && card && (a.currency ?? card.currency) === card.currency && a.acceptable) {
     await insertCardTransaction(db, { ...t, customer_id: card.cardholder_id, currency: card.currency });
     await insertCardOperation(db, operation);
     await db.insertInto('jobs').values(job).execute();
@@ -162,7 +163,7 @@ export async function cardsByIds(db: Executor, ids: readonly string[]): Promise<
 }
 
 /** The columns of a transaction that landing changes. */
-export type CardTransactionChanges = Pick<CardTransactionRow, 'id'> & Omit<CardTransactionRow, 'id' | 'platform_id' | 'card_id' | 'customer_id' | 'merchant' | 'currency' | 'issuer_transaction_token' | 'list_position'>;
+export type CardTransactionChanges = Pick<CardTransactionRow, 'id'> & Omit<CardTransactionRow, 'id' | 'platform_id' | 'card_id' | 'customer_id' | 'merchant' | 'currency' | 'issuer_transaction_token' | 'list_position' | 'direction' | 'opened_by'>;
 
 /** Writes each transaction's changed columns (see updateRows: one statement on PostgreSQL). */
 export async function updateCardTransactions(on: Queryable, rows: readonly CardTransactionChanges[]): Promise<void> {

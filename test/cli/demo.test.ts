@@ -19,7 +19,11 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/✓ balance after return_reversal #2 \(debited again\): available 5800 \/ total 5800/);
     expect(stdout).toMatch(/✓ authorization #3 +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.DECLINED +got CARD_TRANSACTION\.DECLINED verified both ways/);
     expect(stdout).toContain('status DECLINED, declineReason INSUFFICIENT_FUNDS');
-    expect(stdout).toMatch(/✓ 8 balance checks, 0 differing from the ledger's arithmetic/);
+    expect(stdout).toMatch(/✓ balance after financial authorization \(debited at once, nothing held\): available 4800 \/ total 4800/);
+    expect(stdout).toMatch(/✓ balance after credit authorization cleared \(credited\): available 5500 \/ total 5500/);
+    expect(stdout).toMatch(/✓ balance after financial credit \(credited at once\): available 5800 \/ total 5800/);
+    expect(stdout).toMatch(/✓ balance_inquiry +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.SETTLED +got CARD_TRANSACTION\.SETTLED verified both ways/);
+    expect(stdout).toMatch(/✓ 11 balance checks, 0 differing from the ledger's arithmetic/);
     expect(stdout).toMatch(/✓ test webhook +expected TEST +got TEST verified both ways/);
     expect(stdout).toMatch(/⇐ webhook TEST webhook-id=Webhook:\S+ X-Grid-Signature ✓ webhook-signature ✓/);
     expect(stdout).toMatch(/✓ authorization_expiry #1 +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.EXPIRED +got CARD_TRANSACTION\.EXPIRED verified both ways/);

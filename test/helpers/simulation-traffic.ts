@@ -50,7 +50,7 @@ export function startTraffic(opts: { baseUrls: string[]; auth: string; cardIds: 
       for (const step of CHAIN) {
         if (!running) return;
         const base = opts.baseUrls[calls++ % opts.baseUrls.length]!;
-        const body = { ...(step.kind === 'authorization' ? { merchant: { descriptor: 'TRAFFIC' } } : { cardTransactionId: chain.cardTransactionId }), ...(step.amount === undefined ? {} : { amount: step.amount }) };
+        const body = { ...(step.kind === 'authorization' ? { currency: { code: 'USD' }, merchant: { descriptor: 'TRAFFIC' } } : { cardTransactionId: chain.cardTransactionId }), ...(step.amount === undefined ? {} : { amount: step.amount }) };
         let status: number;
         let json: { issuerTransactionToken: string; cardTransactionId?: string };
         try {

@@ -63,7 +63,7 @@ describeEachEngine('sandbox and production keep their data apart', (t) => {
     // One platform, two scopes: the same platformCustomerId is free in each.
     sandbox = await populate(t, sandboxCaller, 'sandbox', 'shared-ref');
     production = await populate(t, productionCaller, 'production', 'shared-ref');
-    const authorized = await sandbox.caller.req('POST', `/sandbox/cards/${sandbox.card}/simulate/authorization`, { amount: 500, merchant: { descriptor: 'SANDBOX SHOP' } });
+    const authorized = await sandbox.caller.req('POST', `/sandbox/cards/${sandbox.card}/simulate/authorization`, { amount: 500, currency: { code: 'USD' }, merchant: { descriptor: 'SANDBOX SHOP' } });
     expect(authorized.statusCode, authorized.body).toBe(202);
     transaction = authorized.json().cardTransactionId;
     await drainCardJobs(t.services, t.app.log);
@@ -148,7 +148,7 @@ describeEachEngine('sandbox and production keep their data apart', (t) => {
       await sameAsUnknown(c, 'GET', (id) => `/transactions?cardId=${id}`, theirs.card);
     }
     await sameAsUnknown(production.caller, 'GET', (id) => `/transactions/${id}`, transaction);
-    await sameAsUnknown(sandbox.caller, 'POST', (id) => `/sandbox/cards/${id}/simulate/authorization`, production.card, () => ({ amount: 1, merchant: { descriptor: 'X' } }));
+    await sameAsUnknown(sandbox.caller, 'POST', (id) => `/sandbox/cards/${id}/simulate/authorization`, production.card, () => ({ amount: 1, currency: { code: 'USD' }, merchant: { descriptor: 'X' } }));
     await sameAsUnknown(sandbox.caller, 'POST', (id) => `/sandbox/internal-accounts/${id}/fund`, production.account, () => ({ amount: 1 }));
     await sameAsUnknown(sandbox.caller, 'POST', (id) => `/sandbox/customers/${id}/kyc`, production.customer, () => ({ status: 'APPROVED' }));
     // Nothing the refused requests named was changed: both scopes' rows and tokens are intact.
@@ -163,7 +163,7 @@ describeEachEngine('sandbox and production keep their data apart', (t) => {
   it('meets the sandbox paths as unknown paths with a production token, even on its own card and account', async () => {
     const unknownPath = await production.caller.req('POST', '/sandbox/nothing-here', {});
     for (const url of [`/sandbox/cards/${production.card}/simulate/authorization`, `/sandbox/internal-accounts/${production.account}/fund`, `/sandbox/customers/${production.customer}/kyc`, '/sandbox/webhooks/test']) {
-      const res = await production.caller.req('POST', url, { amount: 1, merchant: { descriptor: 'X' } });
+      const res = await production.caller.req('POST', url, { amount: 1, currency: { code: 'USD' }, merchant: { descriptor: 'X' } });
       expect(res.statusCode, url).toBe(404);
       expect(res.json(), url).toEqual({ ...unknownPath.json(), message: `No operation POST ${BASE}${url}` });
     }

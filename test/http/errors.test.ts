@@ -131,7 +131,7 @@ describeEachEngine('error model', (t) => {
     await t.caller.req('PATCH', `/cards/${closedCard}`, { state: 'CLOSED' });
     const unapproved = await insertTestCustomer(t, t.caller, 'INDIVIDUAL');
     const unapprovedAccount = await usdAccountOf(injectCall(t.caller), unapproved);
-    const authorization = { amount: 1000, merchant: { descriptor: 'CORNER SHOP' } };
+    const authorization = { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'CORNER SHOP' } };
     const txn = (await t.caller.req('POST', `/sandbox/cards/${card}/simulate/authorization`, authorization)).json<{ cardTransactionId: string }>().cardTransactionId;
     const other = await t.newCaller();
     const theirCustomer = await insertTestCustomer(t, other);

@@ -450,6 +450,12 @@ function templatesFor(ids: { customer: string; deletable: string; account: strin
     'POST /sandbox/cards/:id/simulate/return': sim('return', { cardTransactionId: ids.transaction, amount: 100 }),
     'POST /sandbox/cards/:id/simulate/authorization_expiry': sim('authorization_expiry', { cardTransactionId: ids.transaction }),
     'POST /sandbox/cards/:id/simulate/return_reversal': sim('return_reversal', { cardTransactionId: ids.transaction }),
+    'POST /sandbox/cards/:id/simulate/authorization_advice': sim('authorization_advice', { cardTransactionId: ids.transaction, amount: 2000 }),
+    'POST /sandbox/cards/:id/simulate/balance_inquiry': sim('balance_inquiry', { merchant: { descriptor: 'SHELL OIL', mcc: '5541', country: 'US' } }),
+    'POST /sandbox/cards/:id/simulate/credit_authorization': sim('credit_authorization', { amount: 2500, currency: { code: 'USD' }, merchant: { descriptor: 'ACME MARKETPLACE' } }),
+    'POST /sandbox/cards/:id/simulate/credit_authorization_advice': sim('credit_authorization_advice', { amount: 2500, currency: { code: 'USD' }, merchant: { descriptor: 'ACME MARKETPLACE' } }),
+    'POST /sandbox/cards/:id/simulate/financial_authorization': sim('financial_authorization', { amount: 8000, currency: { code: 'USD' }, merchant: { descriptor: 'ATM WITHDRAWAL', mcc: '6011' } }),
+    'POST /sandbox/cards/:id/simulate/financial_credit_authorization': sim('financial_credit_authorization', { amount: 4000, currency: { code: 'USD' }, merchant: { descriptor: 'ACME PAYOUTS' } }),
     'POST /sandbox/webhooks/test': { method: 'POST', path: `${BASE}/sandbox/webhooks/test` },
     'POST /tokens': { method: 'POST', path: `${BASE}/tokens`, body: { name: 'ci', permissions: ['VIEW'] } },
     'GET /tokens': { method: 'GET', path: `${BASE}/tokens`, query: { limit: '2', name: 'ci' } },
@@ -568,7 +574,7 @@ async function fixtures(t: TestApp) {
   const customer = await createBusiness(t.caller, 1);
   const owner = await t.caller.req('POST', '/beneficial-owners', ownerInput(customer));
   const cardId = (await activeCard(t, t.caller, customer)).id as string;
-  const auth = await t.caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 5000, merchant: { descriptor: 'ACME' } });
+  const auth = await t.caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 5000, currency: { code: 'USD' }, merchant: { descriptor: 'ACME' } });
   const token = await t.caller.req('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] });
   const accounts = await t.caller.req('GET', `/customers/internal-accounts?customerId=${customer}`);
   for (const res of [owner, auth, token, accounts]) expect(res.statusCode, res.body).toBeLessThan(300);

@@ -255,7 +255,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const { cardholderId: cardholder, cardId: card } = await activeFundedCard(t, caller);
   const cardholderAccount = await usdAccountOf(injectCall(caller), cardholder);
   const simulate = async (kind: string, body: unknown) => created('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
-  const authorization = { amount: 1000, merchant: { descriptor: 'CORNER SHOP' } };
+  const authorization = { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'CORNER SHOP' } };
   /** A new transaction of 1000 with the given operations accepted on it (not landed). */
   const transaction = async (...steps: [string, number?][]) => {
     const id = (await simulate('authorization', authorization)).cardTransactionId as string;
@@ -298,6 +298,12 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /sandbox/cards/{id}/simulate/return': { id: card, body: () => ({ cardTransactionId: settled, amount: 1 }) },
     'POST /sandbox/cards/{id}/simulate/authorization_expiry': { id: card, body: async () => ({ cardTransactionId: await transaction() }) },
     'POST /sandbox/cards/{id}/simulate/return_reversal': { id: card, body: async () => ({ cardTransactionId: await transaction(['clearing', 1000], ['return', 1000]) }) },
+    'POST /sandbox/cards/{id}/simulate/authorization_advice': { id: card, body: async () => ({ cardTransactionId: await transaction(), amount: 1500 }) },
+    'POST /sandbox/cards/{id}/simulate/balance_inquiry': { id: card, body: () => ({ merchant: authorization.merchant }) },
+    'POST /sandbox/cards/{id}/simulate/credit_authorization': { id: card, body: () => authorization },
+    'POST /sandbox/cards/{id}/simulate/credit_authorization_advice': { id: card, body: () => authorization },
+    'POST /sandbox/cards/{id}/simulate/financial_authorization': { id: card, body: () => authorization },
+    'POST /sandbox/cards/{id}/simulate/financial_credit_authorization': { id: card, body: () => authorization },
     'GET /config': {},
     'PATCH /config': { body: () => ({ webhookEndpoint: receiver.url }) },
     'POST /config/webhook-secret/rotate': {},
@@ -318,10 +324,10 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   const unapproved = await insertTestCustomer(t, caller);
   const unapprovedAccount = await usdAccountOf(injectCall(caller), unapproved);
   const sim = (kind: string, body: unknown) => caller.req('POST', `/sandbox/cards/${card}/simulate/${kind}`, body);
-  const open = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
-  const expired = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
+  const open = (await sim('authorization', { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
+  const expired = (await sim('authorization', { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
   await sim('authorization_expiry', { cardTransactionId: expired });
-  const partly = (await sim('authorization', { amount: 1000, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
+  const partly = (await sim('authorization', { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'X' } })).json().cardTransactionId as string;
   await sim('clearing', { cardTransactionId: partly, amount: 100 });
   const event = await produceEvent(t, caller);
   const op = (kind: string) => `POST /sandbox/cards/{id}/simulate/${kind}`;
@@ -347,6 +353,8 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     [op('return'), 'nothing settled', 409, sim('return', { cardTransactionId: open, amount: 1 })],
     [op('authorization_expiry'), 'expired transaction', 409, sim('authorization_expiry', { cardTransactionId: expired })],
     [op('return_reversal'), 'nothing returned', 409, sim('return_reversal', { cardTransactionId: open })],
+    [op('authorization_advice'), 'expired transaction', 409, sim('authorization_advice', { cardTransactionId: expired, amount: 1 })],
+    [op('authorization_advice'), 'a new total below the settled amount', 400, sim('authorization_advice', { cardTransactionId: partly, amount: 50 })],
     ['POST /sandbox/webhooks/test', 'no endpoint', 400, caller.req('POST', '/sandbox/webhooks/test')],
     ['POST /webhook-events/{id}/redeliver', 'no endpoint', 400, caller.req('POST', `/webhook-events/${event}/redeliver`)],
     [

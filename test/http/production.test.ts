@@ -5,7 +5,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as 
 const SANDBOX_PATHS = [
   ['/sandbox/cards/Card:x/simulate/authorization_expiry', { cardTransactionId: 'CardTransaction:x' }],
   ['/sandbox/cards/Card:x/simulate/return_reversal', { cardTransactionId: 'CardTransaction:x' }],
-  ['/sandbox/cards/Card:x/simulate/authorization', { amount: 100, merchant: { descriptor: 'x' } }],
+  ['/sandbox/cards/Card:x/simulate/authorization', { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'x' } }],
   ['/sandbox/webhooks/test', undefined],
   ['/sandbox/internal-accounts/InternalAccount:x/fund', { amount: 100 }],
 ] as const;

@@ -82,7 +82,7 @@ describeEachEngine('remembered tokens on the authorization simulator', (t) => {
     const created = (await t.caller.req('POST', '/tokens', { name: 'simulating', permissions: ['TRANSACT'] })).json<{ id: string; clientId: string; clientSecret: string }>();
     const authorization = basicAuth(created.clientId, created.clientSecret);
     const authorize = (headers: Record<string, string> = {}) =>
-      t.app.inject({ method: 'POST', url: `/2025-10-13/sandbox/cards/${card.cardId}/simulate/authorization`, headers: { authorization, ...headers }, payload: { amount: 100, merchant: { descriptor: 'REMEMBERED' } } });
+      t.app.inject({ method: 'POST', url: `/2025-10-13/sandbox/cards/${card.cardId}/simulate/authorization`, headers: { authorization, ...headers }, payload: { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'REMEMBERED' } } });
     expect((await authorize()).statusCode).toBe(202);
     expect((await authorize({ 'idempotency-key': 'remembered-1' })).statusCode).toBe(202);
     const reads = recordReads(t.services.store);

@@ -62,7 +62,7 @@ for (const engine of ENGINES) {
       const txnIds: string[] = [];
       const tokens: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const auth202 = await call(first.baseUrl, 'POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1000, merchant: MERCHANT });
+        const auth202 = await call(first.baseUrl, 'POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1000, currency: { code: 'USD' }, merchant: MERCHANT });
         expect(auth202.status).toBe(202);
         txnIds.push(auth202.body.cardTransactionId);
         tokens.push(auth202.body.issuerTransactionToken);
@@ -149,7 +149,7 @@ describeEachEngine(
   (t) => {
     it('an operation claimed by a worker that died lands once after the lease expires', async () => {
       const card = { id: (await activeFundedCard(t)).cardId };
-      const res = await t.caller.req('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 10, merchant: MERCHANT });
+      const res = await t.caller.req('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 10, currency: { code: 'USD' }, merchant: MERCHANT });
       const { cardTransactionId } = res.json();
       const [claimed] = await claimDueJobs(t.services.store, { owner: 'crashed', kinds: [CARD_SIMULATION_JOB], leaseMs: 300, limit: 10 });
       expect(claimed).toMatchObject({ kind: CARD_SIMULATION_JOB, lease_owner: 'crashed', attempts: 1 });

@@ -46,7 +46,7 @@ describe.skipIf(!engineAvailable('postgres'))('job wake-ups between processes on
       // Let the worker settle into its idle wait first.
       await new Promise((r) => setTimeout(r, 300));
       const sent = Date.now();
-      const { issuerTransactionToken } = await call(`/sandbox/cards/${cardId}/simulate/authorization`, { amount: 100, merchant: { descriptor: 'WAKE' } });
+      const { issuerTransactionToken } = await call(`/sandbox/cards/${cardId}/simulate/authorization`, { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'WAKE' } });
       await until(
         'the operation landed',
         async () => {

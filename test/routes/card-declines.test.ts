@@ -20,7 +20,7 @@ describeEachEngine(
       return { available: a.balance.amount as number, total: a.totalBalance.amount as number };
     };
     async function authorize(card: string, amount: number, descriptor: string): Promise<{ id: string; token: string }> {
-      const res = await sim(card, 'authorization', { amount, merchant: { descriptor } });
+      const res = await sim(card, 'authorization', { amount, currency: { code: 'USD' }, merchant: { descriptor } });
       expect(res.statusCode, res.body).toBe(202);
       return { id: res.json().cardTransactionId, token: res.json().issuerTransactionToken };
     }

@@ -88,7 +88,7 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
     expect(await recorded('CARD.FUNDING_SOURCE_CHANGE', card.id)).toEqual([]);
   });
 
-  it('refuses every illegal change with 409 and changes nothing; a production card stays PROCESSING and can be closed', async () => {
+  it('refuses every illegal change with 409 and changes nothing; a production card stays PROCESSING and cannot be closed', async () => {
     // Production: no issuer is connected, so a card stays PROCESSING (its cardholder approved as a KYC provider would).
     const production = await t.newCaller('production', caller);
     const prodHolder = await insertTestCustomer(t, production, 'INDIVIDUAL', 'APPROVED');
@@ -127,11 +127,10 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
       expect(await eventsBefore(id), id).toBe(counts.get(id));
     }
 
-    // The production card never became ACTIVE (no job), and closing it is allowed.
+    // The production card never became ACTIVE (no job); only an ACTIVE or FROZEN card may be closed, as the document lists the transitions.
     expect((await production.req('GET', `/cards/${processingId}`)).json().state).toBe('PROCESSING');
-    const closedProd = await patch(processingId, { state: 'CLOSED' }, production);
-    expect(closedProd.statusCode, closedProd.body).toBe(200);
-    expect(closedProd.json()).toMatchObject({ state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM' });
+    expectRefused(await patch(processingId, { state: 'CLOSED' }, production), 409, 'INVALID_STATE_TRANSITION', 'PROCESSING');
+    expect((await production.req('GET', `/cards/${processingId}`)).json()).toMatchObject({ state: 'PROCESSING', stateReason: null });
   });
 
   it("refuses funding sources that are unknown, another platform's, another customer's or in another currency, naming each", async () => {
@@ -144,6 +143,10 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
     const unknown = 'InternalAccount:019542f5-b3e7-7d02-8000-00000000dead';
     const issue = (fundingSources: unknown) => caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources });
 
+    // The document states no limit on the list: eleven sources are checked one by one, not refused as too many.
+    const many = await issue([own, ...Array.from({ length: 10 }, (_, i) => `InternalAccount:019542f5-b3e7-7d02-8000-0000000000${10 + i}`)]);
+    expectRefused(many, 400, 'FUNDING_SOURCE_INELIGIBLE');
+    expect(many.json().details.errors).toHaveLength(10);
     const all = await issue([own, unknown, foreign, otherCustomer, euro]);
     expectRefused(all, 400, 'FUNDING_SOURCE_INELIGIBLE');
     expect(all.json().details.errors.map((e: { field: string }) => e.field)).toEqual(['fundingSources[1]', 'fundingSources[2]', 'fundingSources[3]', 'fundingSources[4]']);
@@ -213,7 +216,7 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
   it('declines authorizations CARD_PAUSED while the card is FROZEN (through PATCH), and approves them again once unfrozen', async () => {
     const { cardId } = await activeFundedCard(t, caller, 10_000);
     const authorize = async (descriptor: string) => {
-      const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 100, merchant: { descriptor } });
+      const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 100, currency: { code: 'USD' }, merchant: { descriptor } });
       expect(res.statusCode, res.body).toBe(202);
       const id = res.json().cardTransactionId as string;
       return until(`transaction ${id} landed`, async () => {

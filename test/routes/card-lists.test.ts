@@ -161,7 +161,7 @@ describeEachEngine('card and transaction lists as the Grid document has them', (
     let pending: string;
 
     const authorize = async (card: string, body: object = {}) => {
-      const res = await c.req('POST', `/sandbox/cards/${card}/simulate/authorization`, { amount: 1000, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF' }, ...body });
+      const res = await c.req('POST', `/sandbox/cards/${card}/simulate/authorization`, { amount: 1000, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF' }, ...body });
       expect(res.statusCode, res.body).toBe(202);
       return res.json().cardTransactionId as string;
     };

@@ -170,7 +170,7 @@ describeEachEngine('internal accounts', (t) => {
     });
 
     it('authorize holds, clearing debits (the extra above the hold too), a return credits, a reversal debits again', async () => {
-      const { cardTransactionId: id } = await sim('authorization', { amount: 1_000, merchant: { descriptor: 'COFFEE' } });
+      const { cardTransactionId: id } = await sim('authorization', { amount: 1_000, currency: { code: 'USD' }, merchant: { descriptor: 'COFFEE' } });
       expect(await after()).toEqual({ available: 9_000, total: 10_000 });
       const txn = (await caller.req('GET', `/transactions/${id}`)).json();
       expect(txn.accountId).toBe(card.accountId);
@@ -199,11 +199,11 @@ describeEachEngine('internal accounts', (t) => {
 
     it('an expiry, and a clearing of 0, release the hold and move nothing else', async () => {
       const start = balances(await accountOf(caller, card.customerId));
-      const { cardTransactionId: a } = await sim('authorization', { amount: 2_000, merchant: { descriptor: 'HOTEL' } });
+      const { cardTransactionId: a } = await sim('authorization', { amount: 2_000, currency: { code: 'USD' }, merchant: { descriptor: 'HOTEL' } });
       expect(await after()).toEqual({ available: start.available - 2_000, total: start.total });
       await sim('authorization_expiry', { cardTransactionId: a });
       expect(await after()).toEqual(start);
-      const { cardTransactionId: b } = await sim('authorization', { amount: 3_000, merchant: { descriptor: 'CAR RENTAL' } });
+      const { cardTransactionId: b } = await sim('authorization', { amount: 3_000, currency: { code: 'USD' }, merchant: { descriptor: 'CAR RENTAL' } });
       expect(await after()).toEqual({ available: start.available - 3_000, total: start.total });
       await sim('clearing', { cardTransactionId: b, amount: 0 });
       expect(await after()).toEqual(start);
@@ -212,12 +212,12 @@ describeEachEngine('internal accounts', (t) => {
 
     it('an authorization above the available balance is declined INSUFFICIENT_FUNDS and holds nothing; one of exactly the balance is approved', async () => {
       const start = balances(await accountOf(caller, card.customerId));
-      const declined = await sim('authorization', { amount: start.available + 1, merchant: { descriptor: 'BIG TICKET' } });
+      const declined = await sim('authorization', { amount: start.available + 1, currency: { code: 'USD' }, merchant: { descriptor: 'BIG TICKET' } });
       expect(await after()).toEqual(start);
       const txn = (await caller.req('GET', `/transactions/${declined.cardTransactionId}`)).json();
       expect(txn).toMatchObject({ status: 'DECLINED', declineReason: 'INSUFFICIENT_FUNDS', accountId: card.accountId, authorizedAmount: { amount: 0 } });
       expect(txn.operations).toEqual([expect.objectContaining({ kind: 'AUTHORIZATION', status: 'REJECTED', amount: start.available + 1, reason: expect.stringMatching(/^INSUFFICIENT_FUNDS: /) })]);
-      const exact = await sim('authorization', { amount: start.available, merchant: { descriptor: 'ALL IN' } });
+      const exact = await sim('authorization', { amount: start.available, currency: { code: 'USD' }, merchant: { descriptor: 'ALL IN' } });
       expect(await after()).toEqual({ available: 0, total: start.total });
       await sim('authorization_expiry', { cardTransactionId: exact.cardTransactionId });
       expect(await after()).toEqual(start);
@@ -226,7 +226,7 @@ describeEachEngine('internal accounts', (t) => {
     it('a cardholder written straight to the store gets its account when listed, as its card is issued: empty, so an authorization declines', async () => {
       const holder = await insertTestCustomer(t, caller);
       const cardId = (await activeCard(t, caller, holder)).id as string;
-      const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'X' } });
+      const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 700, currency: { code: 'USD' }, merchant: { descriptor: 'X' } });
       await drain();
       const account = await accountOf(caller, holder);
       expect(balances(account)).toEqual({ available: 0, total: 0 });
@@ -280,7 +280,7 @@ describeEachEngine('internal accounts', (t) => {
         funded[h] = funded[h]! + x;
       } else if (choice === 'authorize') {
         const x = amount(3_000);
-        const { cardTransactionId } = await sim(h, 'authorization', { amount: x, merchant: { descriptor: `STEP ${step}` } });
+        const { cardTransactionId } = await sim(h, 'authorization', { amount: x, currency: { code: 'USD' }, merchant: { descriptor: `STEP ${step}` } });
         txns.set(cardTransactionId, { holder: h, authorized: x, settled: 0, refunded: 0, status: 'AUTHORIZED', lastReturn: null });
       } else if (choice === 'clear') {
         const [id, m] = pick(open);
@@ -345,7 +345,7 @@ describeEachEngine('internal accounts', (t) => {
       receiver.trust(config.json());
       const card = await cardholder(t, caller);
       await fund(caller, card.accountId, 5_000);
-      const res = await caller.req('POST', `/sandbox/cards/${card.cardId}/simulate/authorization`, { amount: 1_200, merchant: { descriptor: 'WEBHOOK' } });
+      const res = await caller.req('POST', `/sandbox/cards/${card.cardId}/simulate/authorization`, { amount: 1_200, currency: { code: 'USD' }, merchant: { descriptor: 'WEBHOOK' } });
       expect(res.statusCode).toBe(202);
       const balanceEvents = () => receiver.verified.filter((d) => d.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED');
       await receiver.waitFor('two balance events', () => balanceEvents().length >= 2);

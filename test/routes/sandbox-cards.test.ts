@@ -85,6 +85,9 @@ describeEachEngine('sandbox card simulators', (t) => {
       expect(res.statusCode).toBe(400);
       const fields = res.json().details.errors.map((e: { field: string }) => e.field).sort();
       expect(fields).toEqual(['amount', 'currency.code', 'merchant.country', 'merchant.descriptor', 'tip']);
+      const bare = await sim('authorization', { amount: 5, merchant: { descriptor: 'X' } });
+      expect(bare.statusCode, bare.body).toBe(400);
+      expect(bare.json().details.errors.map((e: { field: string }) => e.field)).toEqual(['currency']);
       const eur = await sim('authorization', { amount: 5, currency: { code: 'EUR' }, merchant: { descriptor: 'X' } });
       expect(eur.statusCode).toBe(400);
       expect(eur.json().details.errors).toEqual([expect.objectContaining({ field: 'currency.code', constraint: { enum: ['USD'] } })]);
@@ -263,7 +266,7 @@ describeEachEngine('sandbox card simulators', (t) => {
         expect(res.statusCode).toBe(404);
         expect(res.json()).toMatchObject({ status: 404, code });
       }
-      expect((await sim('authorization', { amount: 1, merchant: { descriptor: 'X' } }, 'Card:unknown')).statusCode).toBe(404);
+      expect((await sim('authorization', { amount: 1, currency: { code: 'USD' }, merchant: { descriptor: 'X' } }, 'Card:unknown')).statusCode).toBe(404);
       expect((await other.req('GET', `/transactions/${id}`)).json()).toMatchObject({ status: 404, code: 'TRANSACTION_NOT_FOUND' });
     });
 

@@ -7,7 +7,7 @@
  */
 import type { Ledger } from '../cards/card-transactions.js';
 
-export const ENTRY_KINDS = ['FUNDING', 'HOLD', 'HOLD_RELEASE', 'CLEARING_DEBIT', 'RETURN_CREDIT', 'RETURN_REVERSAL_DEBIT'] as const;
+export const ENTRY_KINDS = ['FUNDING', 'HOLD', 'HOLD_RELEASE', 'CLEARING_DEBIT', 'CLEARING_CREDIT', 'RETURN_CREDIT', 'RETURN_REVERSAL_DEBIT'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
 export interface Movement {
@@ -25,9 +25,11 @@ export const totalEffect = (m: Movement): number => (HOLD_KINDS.has(m.kind) ? 0 
  * The amount a card transaction holds: its authorized amount not yet settled, while it can still
  * settle, or while it is an EXCEPTION (its pull went through but was reported failed: the money
  * stays held, neither released nor debited, until reconciled). An expiry (EXPIRED) releases it; a
- * clearing turns it into a debit; a declined authorization (DECLINED) never held anything.
+ * clearing turns it into a debit; a declined authorization (DECLINED) never held anything, nor
+ * does a CREDIT transaction (money coming in is not held).
  */
 export function openHold(l: Ledger): number {
+  if (l.direction === 'CREDIT') return 0;
   const holding = l.status === 'AUTHORIZED' || l.status === 'PARTIALLY_SETTLED' || l.status === 'EXCEPTION';
   return holding ? Math.max(l.authorized - l.settled, 0) : 0;
 }
@@ -35,7 +37,8 @@ export function openHold(l: Ledger): number {
 /**
  * The entries a landed operation writes, from the transaction before and after it: the change of
  * its open hold (a hold, or a release), then the money that moved (a clearing debits what it
- * settled, the part above the hold included; a return credits; a return reversal debits again).
+ * settled, the part above the hold included, or on a CREDIT transaction credits it; a return
+ * credits; a return reversal debits again).
  */
 export function movementsOf(before: Ledger, after: Ledger): Movement[] {
   const out: Movement[] = [];
@@ -43,7 +46,7 @@ export function movementsOf(before: Ledger, after: Ledger): Movement[] {
   if (hold > 0) out.push({ kind: 'HOLD', amount: -hold });
   if (hold < 0) out.push({ kind: 'HOLD_RELEASE', amount: -hold });
   const settled = after.settled - before.settled;
-  if (settled > 0) out.push({ kind: 'CLEARING_DEBIT', amount: -settled });
+  if (settled > 0) out.push(after.direction === 'CREDIT' ? { kind: 'CLEARING_CREDIT', amount: settled } : { kind: 'CLEARING_DEBIT', amount: -settled });
   const refunded = after.refunded - before.refunded;
   if (refunded > 0) out.push({ kind: 'RETURN_CREDIT', amount: refunded });
   if (refunded < 0) out.push({ kind: 'RETURN_REVERSAL_DEBIT', amount: refunded });

@@ -4,7 +4,7 @@
  * of the merchant descriptor; otherwise the card's state, its spending limit and its funding sources'
  * balances decide.
  */
-import type { DeclineReason } from './card-transactions.js';
+import type { DeclineReason, Direction } from './card-transactions.js';
 
 /** How the pull on the funding source of an approved authorization is reported. */
 export type PullReport =
@@ -42,26 +42,30 @@ export function declineBySuffix(descriptor: string): DeclineReason | undefined {
 /**
  * Decides an authorization of `amount` on a card in `cardState`, in this order: a card that is not
  * ACTIVE declines CARD_PAUSED; an amount above `maxSpendPerTransaction` (null: no limit) declines
- * SPEND_LIMIT_EXCEEDED; then the descriptor's suffix; then the funds. `candidates` are the card's funding
+ * SPEND_LIMIT_EXCEEDED; then the descriptor's suffix; then the funds. A CREDIT (money coming in)
+ * is decided by the card's state and the suffix's declines alone, and pulls nothing, nor does an
+ * amount of 0 (a balance inquiry), so the suffixes 005 and 006 leave both approved and confirmed. `candidates` are the card's funding
  * sources in priority order (at least one); `balanceOf` reads one's available balance, asked only
  * for the sources tried, in order, so a caller can lock each as it reads it. The first source with
  * the amount available funds it. A declined authorization names the first source as its account.
  */
 export async function decide(
-  input: { cardState: string; maxSpendPerTransaction: number | null; descriptor: string; amount: number; candidates: string[] },
+  input: { cardState: string; maxSpendPerTransaction: number | null; descriptor: string; amount: number; candidates: string[]; direction?: Direction },
   balanceOf: (accountId: string) => Promise<number>,
 ): Promise<Decision> {
   const first = input.candidates[0]!;
   if (input.cardState !== 'ACTIVE') {
     return { approved: false, accountId: first, reason: 'CARD_PAUSED', message: `the card is ${input.cardState}; only an ACTIVE card is authorized` };
   }
-  if (input.maxSpendPerTransaction !== null && input.amount > input.maxSpendPerTransaction) {
+  const credit = input.direction === 'CREDIT';
+  if (!credit && input.maxSpendPerTransaction !== null && input.amount > input.maxSpendPerTransaction) {
     return { approved: false, accountId: first, reason: 'SPEND_LIMIT_EXCEEDED', message: `${input.amount} is above the card's maxSpendPerTransaction, ${input.maxSpendPerTransaction}` };
   }
   const outcome = suffixOutcome(input.descriptor);
   if ('decline' in outcome) {
     return { approved: false, accountId: first, reason: outcome.decline, message: `declined by the merchant descriptor's suffix ${input.descriptor.slice(-3)}` };
   }
+  if (credit || input.amount === 0) return { approved: true, accountId: first, pull: 'CONFIRMED' };
   for (const id of input.candidates) {
     if ((await balanceOf(id)) >= input.amount) return { approved: true, accountId: id, pull: outcome.pull };
   }

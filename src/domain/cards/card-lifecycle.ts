@@ -43,7 +43,7 @@ export async function fundingSourceErrors(db: Executor, platformId: string, card
 
 /**
  * The state a card moves to when `requested` is asked for, or the refusal: ACTIVE <-> FROZEN, and
- * any state but CLOSED -> CLOSED (a card still PROCESSING can be closed too). CLOSED is final.
+ * ACTIVE | FROZEN -> CLOSED, as the document lists them (a card still PROCESSING or PENDING_KYC is a 409). CLOSED is final.
  * `changesSettings`: the request also changes the funding sources or the spending limit.
  */
 export function nextCardState(card: Pick<CardRow, 'id' | 'state'>, requested: RequestedCardState | undefined, changesSettings: boolean): CardState {
@@ -53,9 +53,9 @@ export function nextCardState(card: Pick<CardRow, 'id' | 'state'>, requested: Re
     if (requested === undefined && changesSettings) throw new CardClosedError(`Card ${card.id} is CLOSED; its funding sources and spending limit can no longer change`, false);
   }
   if (requested === undefined) return from;
-  const allowed = requested === 'CLOSED' ? from !== 'CLOSED' : requested === 'FROZEN' ? from === 'ACTIVE' : from === 'FROZEN';
+  const allowed = requested === 'CLOSED' ? from === 'ACTIVE' || from === 'FROZEN' : requested === 'FROZEN' ? from === 'ACTIVE' : from === 'FROZEN';
   if (!allowed) {
-    const needs = requested === 'FROZEN' ? 'only an ACTIVE card can be frozen' : requested === 'ACTIVE' ? 'only a FROZEN card can be unfrozen' : 'CLOSED is final';
+    const needs = requested === 'FROZEN' ? 'only an ACTIVE card can be frozen' : requested === 'ACTIVE' ? 'only a FROZEN card can be unfrozen' : 'only an ACTIVE or FROZEN card can be closed';
     throw new InvalidStateError(`Card ${card.id} is ${from} and cannot become ${requested}: ${needs}`, from);
   }
   return requested;

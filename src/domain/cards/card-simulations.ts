@@ -8,7 +8,7 @@ import type { Store } from '../../store/store.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../../store/tables/cards.js';
 import type { InternalAccountRow } from '../../store/tables/internal-accounts.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
-import { applyOperation, project, SIMULATIONS, type Ledger, type Operation, type OperationKind, type SimulationName } from './card-transactions.js';
+import { applyOperation, directionOf, isOpening, project, SIMULATIONS, type Direction, type FollowUpSimulation, type Ledger, type OpeningKind, type Operation, type OperationKind } from './card-transactions.js';
 import { currencyOf, ledgerColumns, ledgerOf, renderCardTransaction } from './render.js';
 import { InvalidStateError, NotFoundError, RevokedCredentialsError, ValidationError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -27,8 +27,8 @@ export interface CardSimulationJob {
 
 export interface AuthorizationInput {
   amount: number;
-  /** The document's Currency object; name and symbol are informational, decimals must be the currency's. */
-  currency: { code: string; name?: string | undefined; symbol?: string | undefined; decimals?: number | undefined };
+  /** The document's Currency object; name and symbol are informational, decimals must be the currency's. Undefined: the card's (a balance inquiry has none). */
+  currency: { code: string; name?: string | undefined; symbol?: string | undefined; decimals?: number | undefined } | undefined;
   merchant: { descriptor: string; mcc?: string | undefined; country?: string | undefined };
 }
 
@@ -40,8 +40,8 @@ export interface Accepted {
 const newIssuerToken = () => `itt_${randomUUID().replace(/-/g, '')}`;
 /** An accepted operation as the state machine sees it; an authorization the descriptor declines is known to decline. */
 const asOperation = (o: CardOperationRow, row: CardTransactionRow): Operation =>
-  o.kind === 'AUTHORIZATION'
-    ? { kind: 'AUTHORIZATION', amount: o.amount, decline: declineBySuffix(descriptorOf(row)) }
+  isOpening(o.kind)
+    ? { kind: o.kind, amount: o.amount, decline: declineBySuffix(descriptorOf(row)) }
     : { kind: o.kind as OperationKind, amount: o.amount };
 const descriptorOf = (row: CardTransactionRow): string => (JSON.parse(row.merchant) as { descriptor: string }).descriptor;
 
@@ -58,12 +58,13 @@ export class CardSimulations {
 
   /**
    * Creates a transaction whose id is allocated now, so later simulations can name it before it
-   * lands. `tokenId`, the request's token: nothing is accepted once it is revoked (the same
+   * lands, opened by `kind`: an authorization, or one of its credit, financial (single-message),
+   * credit advice or balance inquiry variants. `tokenId`, the request's token: nothing is accepted once it is revoked (the same
    * statement checks it; see Principal.unconfirmed). `within`: the request's unit of work, when it
    * has one (an Idempotency-Key); without one, on PostgreSQL, the acceptance is one statement.
    */
-  async authorize(platformId: string, cardId: string, input: AuthorizationInput, tokenId?: string, within?: UnitOfWork): Promise<Accepted> {
-    const now = Date.now();
+  async authorize(platformId: string, cardId: string, input: AuthorizationInput, tokenId?: string, within?: UnitOfWork, kind: OpeningKind = 'AUTHORIZATION'): Promise<Accepted> {
+    const now = this.now();
     const token = newIssuerToken();
     const transaction: AcceptedAuthorizationRows['transaction'] = {
       id: newId('CardTransaction'),
@@ -71,6 +72,8 @@ export class CardSimulations {
       card_id: cardId,
       account_id: null,
       status: 'PENDING',
+      direction: directionOf(kind),
+      opened_by: kind,
       merchant: JSON.stringify(input.merchant),
       authorized_amount: 0,
       settled_amount: 0,
@@ -87,31 +90,31 @@ export class CardSimulations {
       created_at: now,
       updated_at: now,
     };
-    const operation = newOperation(transaction, 'AUTHORIZATION', now, input.amount, token);
+    const operation = newOperation(transaction, kind, now, input.amount, token);
     // The amount is in the smallest unit: a client that counts another number of decimals means another amount.
-    const decimals = currencyOf(input.currency.code).decimals;
-    const decimalsMatch = input.currency.decimals === undefined || input.currency.decimals === decimals;
+    const decimals = currencyOf(input.currency?.code ?? '').decimals;
+    const decimalsMatch = input.currency?.decimals === undefined || input.currency.decimals === decimals;
     const seen = await repo.acceptAuthorization(within ?? this.store, {
       tokenId,
-      currency: input.currency.code,
+      currency: input.currency?.code,
       acceptable: decimalsMatch,
       rows: { transaction, operation, job: jobRow(simulationJob(operation), now) },
     });
     if (!seen.live) throw new RevokedCredentialsError(tokenId!);
     if (seen.cardCurrency === undefined) throw new NotFoundError('Card', cardId);
     // A card that is not ACTIVE is no refusal but a decline (CARD_PAUSED), decided when the authorization lands.
-    if (input.currency.code !== seen.cardCurrency) {
+    if (input.currency !== undefined && input.currency.code !== seen.cardCurrency) {
       throw new ValidationError([{ field: 'currency.code', constraint: { enum: [seen.cardCurrency] }, message: `must be the card's currency, ${seen.cardCurrency}` }]);
     }
     if (!decimalsMatch) throw new ValidationError([{ field: 'currency.decimals', message: `must be ${decimals}, the number of decimals of ${seen.cardCurrency}` }]);
     return { issuerTransactionToken: token, cardTransactionId: transaction.id };
   }
 
-  /** clearing, return, authorization_expiry or return_reversal on a transaction of this card. */
+  /** clearing, return, authorization_expiry, return_reversal or authorization_advice on a transaction of this card. */
   async simulate(
     platformId: string,
     cardId: string,
-    name: Exclude<SimulationName, 'authorization'>,
+    name: FollowUpSimulation,
     input: { cardTransactionId: string; amount?: number | undefined },
     within?: UnitOfWork,
   ): Promise<Accepted> {
@@ -130,9 +133,14 @@ export class CardSimulations {
         throw new InvalidStateError(`Card transaction ${row.id}: ${outcome.reason}${landed}`, projected.status);
       }
       const token = newIssuerToken();
-      await this.enqueue(uow, row, op, token, Date.now());
+      await this.enqueue(uow, row, op, token, this.now());
       return { issuerTransactionToken: token, cardTransactionId: row.id };
     }, within);
+  }
+
+  /** The one clock of acceptance: every timestamp it writes comes from here. */
+  private now(): number {
+    return Date.now();
   }
 
   /** Records an accepted operation and its job in the caller's unit of work (see {@link enqueueOperation}). */
@@ -216,7 +224,7 @@ class LandingWrites {
     const changed: CardTransactionChanges[] = [];
     for (const l of landings) {
       if (!l.changed) continue;
-      const { platform_id: _p, card_id: _c, customer_id: _cu, merchant: _m, currency: _cur, issuer_transaction_token: _t, list_position: _l, ...changes } = l.current;
+      const { platform_id: _p, card_id: _c, customer_id: _cu, merchant: _m, currency: _cur, issuer_transaction_token: _t, list_position: _l, direction: _d, opened_by: _o, ...changes } = l.current;
       changed.push(changes);
     }
     await repo.updateCardTransactions(uow, changed);
@@ -273,7 +281,7 @@ async function landJob(uow: UnitOfWork, l: Landing, job: CardSimulationJob, fund
   for (let op = queue.shift(); op; op = queue.shift()) {
     const operation = asOperation(op, row);
     let decision: Decision | undefined;
-    if (op.kind === 'AUTHORIZATION' && l.ledger.status === 'PENDING') {
+    if (isOpening(op.kind) && l.ledger.status === 'PENDING') {
       decision = await funds.decide(uow, row, op.amount ?? 0, now);
       if (!decision.approved) operation.decline = decision.reason;
     }
@@ -386,7 +394,7 @@ class FundingSources {
       candidates = [fallback.id];
     }
     return decide(
-      { cardState: card.state, maxSpendPerTransaction: card.max_spend_per_transaction, descriptor: descriptorOf(row), amount, candidates },
+      { cardState: card.state, maxSpendPerTransaction: card.max_spend_per_transaction, descriptor: descriptorOf(row), amount, candidates, direction: row.direction as Direction },
       async (id) => this.available.get(id)!,
     );
   }

@@ -3,6 +3,7 @@
  * acceptance order: pulls on the funding source, settlements (clearings) and refunds (returns).
  */
 import type { CardOperationRow } from '../../store/tables/cards.js';
+import type { Direction } from './card-transactions.js';
 
 export interface CardPullSummary {
   /** Pulls made: the authorization's, then one per clearing that settled above the authorized amount (a post-hoc pull). */
@@ -27,8 +28,11 @@ export interface CardSummaries {
 /**
  * `declineReason`: the transaction's, when declined. An INSUFFICIENT_FUNDS decline is a pull that
  * failed (counted, amount 0); a CARD_PAUSED or SPEND_LIMIT_EXCEEDED one never tried to pull.
+ * A CREDIT transaction pulls nothing: its clearings (or its single message) are its settlements.
+ * A balance inquiry pulls and settles nothing. A financial (single-message) authorization is its
+ * pull and its settlement at once; an authorization advice re-sizes the authorization's pull.
  */
-export function summariesOf(declineReason: string | null, operations: CardOperationRow[]): CardSummaries {
+export function summariesOf(declineReason: string | null, operations: CardOperationRow[], direction: Direction = 'DEBIT'): CardSummaries {
   const pull = { count: 0, totalAmount: 0, pendingCount: 0 };
   const settlement = { count: 0, totalAmount: 0 };
   const refund = { count: 0, totalAmount: 0 };
@@ -38,12 +42,34 @@ export function summariesOf(declineReason: string | null, operations: CardOperat
     const landed = op.status === 'LANDED';
     switch (op.kind) {
       case 'AUTHORIZATION':
+      case 'FINANCIAL_AUTHORIZATION':
         if (landed) {
           authorized = amount;
           pull.count += 1;
           pull.totalAmount += amount;
+          if (op.kind === 'FINANCIAL_AUTHORIZATION') {
+            settlement.count += 1;
+            settlement.totalAmount += amount;
+          }
         } else if (op.status === 'REJECTED' && declineReason === 'INSUFFICIENT_FUNDS') {
           pull.count += 1;
+        }
+        break;
+      case 'CREDIT_AUTHORIZATION':
+      case 'CREDIT_AUTHORIZATION_ADVICE':
+        if (landed) authorized = amount;
+        break;
+      case 'FINANCIAL_CREDIT_AUTHORIZATION':
+        if (landed) {
+          authorized = amount;
+          settlement.count += 1;
+          settlement.totalAmount += amount;
+        }
+        break;
+      case 'AUTHORIZATION_ADVICE':
+        if (landed) {
+          pull.totalAmount += amount - authorized;
+          authorized = amount;
         }
         break;
       case 'PULL_CONFIRMATION':
@@ -57,7 +83,7 @@ export function summariesOf(declineReason: string | null, operations: CardOperat
           const extra = Math.max(settlement.totalAmount + amount - above, 0);
           settlement.count += 1;
           settlement.totalAmount += amount;
-          if (extra > 0) {
+          if (extra > 0 && direction === 'DEBIT') {
             pull.count += 1;
             pull.totalAmount += extra;
           }

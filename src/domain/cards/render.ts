@@ -1,6 +1,6 @@
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../../store/tables/cards.js';
 import type { CardState } from './card-lifecycle.js';
-import type { CardTransactionStatus, DeclineReason, Ledger, LedgerStatus, OperationKind } from './card-transactions.js';
+import type { CardTransactionStatus, DeclineReason, Direction, Ledger, LedgerStatus, OpeningKind, OperationKind } from './card-transactions.js';
 import { summariesOf, type CardEventSummary, type CardPullSummary } from './card-summaries.js';
 
 /** What a platform sees of a card and its transactions, and the ledger columns of a transaction row. */
@@ -62,7 +62,7 @@ export interface CardTransaction {
   status: CardTransactionStatus;
   /** Only on a DECLINED transaction. */
   declineReason?: DeclineReason;
-  direction: 'DEBIT';
+  direction: Direction;
   cardId: string;
   accountId: string;
   customerId: string;
@@ -121,7 +121,7 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
     type: 'CARD',
     status: row.status as CardTransactionStatus,
     ...(row.decline_reason === null ? {} : { declineReason: row.decline_reason as DeclineReason }),
-    direction: 'DEBIT',
+    direction: row.direction as Direction,
     cardId: row.card_id,
     // Set when the authorization lands, before the transaction is visible (and by migration 010 for older ones).
     accountId: row.account_id ?? '',
@@ -131,7 +131,7 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
     authorizedAmount: money(row.authorized_amount),
     settledAmount: money(row.settled_amount),
     refundedAmount: money(row.refunded_amount),
-    ...summariesOf(row.decline_reason, operations),
+    ...summariesOf(row.decline_reason, operations, row.direction as Direction),
     issuerTransactionToken: row.issuer_transaction_token,
     authorizedAt: iso(authorizedAt),
     lastEventAt: iso(row.last_event_at ?? authorizedAt),
@@ -144,6 +144,8 @@ export function renderCardTransaction(row: CardTransactionRow, platformCustomerI
 export function ledgerOf(row: CardTransactionRow): Ledger {
   return {
     status: row.status as LedgerStatus,
+    direction: row.direction as Direction,
+    openedBy: row.opened_by as OpeningKind,
     authorized: row.authorized_amount,
     settled: row.settled_amount,
     refunded: row.refunded_amount,

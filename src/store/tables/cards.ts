@@ -47,6 +47,10 @@ export interface CardTransactionRow {
   last_return_amount: number | null;
   last_return_prior_status: string | null;
   issuer_transaction_token: string;
+  /** DEBIT, or CREDIT (credit authorizations). Added by migration 017. */
+  direction: string;
+  /** The kind of the operation that opened it (AUTHORIZATION, FINANCIAL_AUTHORIZATION, BALANCE_INQUIRY, ...). Added by migration 017. */
+  opened_by: string;
   /** CARD_PAUSED, SPEND_LIMIT_EXCEEDED or INSUFFICIENT_FUNDS when the authorization was declined (status DECLINED); else null. */
   decline_reason: string | null;
   /** Sequence number the next accepted operation gets; operations land in this order. */

@@ -4,9 +4,9 @@ import { balanceDelta, movementsOf, openHold } from '../../../src/domain/account
 
 const pending: Ledger = { status: 'PENDING', authorized: 0, settled: 0, refunded: 0, settlementCount: 0, refundCount: 0, lastReturn: null };
 
-/** Applies the operations in turn; returns each one's movements. */
-function run(...ops: Operation[]) {
-  let state = pending;
+/** Applies the operations in turn (from `start`); returns each one's movements. */
+function runFrom(start: Ledger, ...ops: Operation[]) {
+  let state = start;
   return ops.map((op) => {
     const r = applyOperation(state, op);
     if (!r.ok) throw new Error(r.reason);
@@ -15,6 +15,7 @@ function run(...ops: Operation[]) {
     return { moves, hold: openHold(state), delta: balanceDelta(moves) };
   });
 }
+const run = (...ops: Operation[]) => runFrom(pending, ...ops);
 
 describe('ledger movements of card operations', () => {
   it('an authorization holds; a partial clearing turns that part of the hold into a debit; the rest clears with a tip above the hold', () => {
@@ -73,5 +74,31 @@ describe('ledger movements of declines and pull reports', () => {
     ] as Operation[]) {
       expect(applyOperation(state, op), op.kind).toMatchObject({ ok: false, refusal: 'state' });
     }
+  });
+});
+
+describe('ledger movements of the single-message, credit, advice and inquiry operations', () => {
+  it('a financial authorization debits at once with no hold; a financial credit credits at once', () => {
+    const [debit] = run({ kind: 'FINANCIAL_AUTHORIZATION', amount: 800 });
+    expect(debit).toEqual({ moves: [{ kind: 'CLEARING_DEBIT', amount: -800 }], hold: 0, delta: { available: -800, total: -800 } });
+    const [credit] = runFrom({ ...pending, direction: 'CREDIT' }, { kind: 'FINANCIAL_CREDIT_AUTHORIZATION', amount: 400 });
+    expect(credit).toEqual({ moves: [{ kind: 'CLEARING_CREDIT', amount: 400 }], hold: 0, delta: { available: 400, total: 400 } });
+  });
+
+  it('a credit authorization holds nothing; its clearing credits, its expiry moves nothing', () => {
+    const credit: Ledger = { ...pending, direction: 'CREDIT' };
+    const [auth, cleared] = runFrom(credit, { kind: 'CREDIT_AUTHORIZATION', amount: 600 }, { kind: 'CLEARING', amount: 600 });
+    expect(auth).toEqual({ moves: [], hold: 0, delta: { available: 0, total: 0 } });
+    expect(cleared).toEqual({ moves: [{ kind: 'CLEARING_CREDIT', amount: 600 }], hold: 0, delta: { available: 600, total: 600 } });
+    const [, expired] = runFrom(credit, { kind: 'CREDIT_AUTHORIZATION_ADVICE', amount: 600 }, { kind: 'AUTHORIZATION_EXPIRY', amount: null });
+    expect(expired).toEqual({ moves: [], hold: 0, delta: { available: 0, total: 0 } });
+  });
+
+  it('an authorization advice holds or releases the difference to its new total; a balance inquiry moves nothing', () => {
+    const [, up, down] = run({ kind: 'AUTHORIZATION', amount: 1000 }, { kind: 'AUTHORIZATION_ADVICE', amount: 1500 }, { kind: 'AUTHORIZATION_ADVICE', amount: 300 });
+    expect(up).toEqual({ moves: [{ kind: 'HOLD', amount: -500 }], hold: 1500, delta: { available: -500, total: 0 } });
+    expect(down).toEqual({ moves: [{ kind: 'HOLD_RELEASE', amount: 1200 }], hold: 300, delta: { available: 1200, total: 0 } });
+    const [inquiry] = run({ kind: 'BALANCE_INQUIRY', amount: 0 });
+    expect(inquiry).toEqual({ moves: [], hold: 0, delta: { available: 0, total: 0 } });
   });
 });

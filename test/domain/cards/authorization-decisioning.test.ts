@@ -47,4 +47,21 @@ describe('authorization decisioning', () => {
     expect(await decide({ ...over, amount: 500, descriptor: 'SHOP' }, b.balanceOf)).toEqual({ approved: true, accountId: 'a', pull: 'CONFIRMED' });
     expect(await decide({ ...over, amount: 500, descriptor: 'SHOP 002' }, b.balanceOf)).toMatchObject({ approved: false, reason: 'INSUFFICIENT_FUNDS' });
   });
+
+  it('a CREDIT is decided by the card state and the suffix declines alone: no limit, no balance read, nothing pulled', async () => {
+    const b = balances({ a: 0 });
+    const credit = (cardState: string, descriptor: string) => decide({ cardState, maxSpendPerTransaction: 1, descriptor, amount: 5_000, candidates: ['a', 'b'], direction: 'CREDIT' }, b.balanceOf);
+    expect(await credit('ACTIVE', 'REFUND')).toEqual({ approved: true, accountId: 'a', pull: 'CONFIRMED' });
+    for (const descriptor of ['REFUND 005', 'REFUND 006']) expect(await credit('ACTIVE', descriptor)).toEqual({ approved: true, accountId: 'a', pull: 'CONFIRMED' });
+    expect(await credit('FROZEN', 'REFUND')).toMatchObject({ approved: false, reason: 'CARD_PAUSED' });
+    expect(await credit('ACTIVE', 'REFUND 002')).toMatchObject({ approved: false, reason: 'INSUFFICIENT_FUNDS' });
+    expect(b.asked).toEqual([]);
+  });
+
+  it('an amount of 0 (a balance inquiry) is approved on an ACTIVE card without reading a balance, and pulls nothing', async () => {
+    const b = balances({});
+    expect(await decide({ cardState: 'ACTIVE', maxSpendPerTransaction: null, descriptor: 'PUMP 006', amount: 0, candidates: ['a'] }, b.balanceOf)).toEqual({ approved: true, accountId: 'a', pull: 'CONFIRMED' });
+    expect(await decide({ cardState: 'CLOSED', maxSpendPerTransaction: null, descriptor: 'PUMP', amount: 0, candidates: ['a'] }, b.balanceOf)).toMatchObject({ approved: false, reason: 'CARD_PAUSED' });
+    expect(b.asked).toEqual([]);
+  });
 });

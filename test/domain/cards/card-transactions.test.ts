@@ -20,6 +20,12 @@ const STATUSES = Object.keys(IN) as LedgerStatus[];
 /** The statuses each kind applies to (an amount that fits: 100, none for expiry and reversal); every other status refuses it (409). */
 const ALLOWED: Record<OperationKind, { requires: string; from: LedgerStatus[]; amount: number | null }> = {
   AUTHORIZATION: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  BALANCE_INQUIRY: { requires: 'a new transaction', from: ['PENDING'], amount: 0 },
+  CREDIT_AUTHORIZATION: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  CREDIT_AUTHORIZATION_ADVICE: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  FINANCIAL_AUTHORIZATION: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  FINANCIAL_CREDIT_AUTHORIZATION: { requires: 'a new transaction', from: ['PENDING'], amount: 100 },
+  AUTHORIZATION_ADVICE: { requires: 'AUTHORIZED or PARTIALLY_SETTLED', from: ['AUTHORIZED', 'PARTIALLY_SETTLED'], amount: 1200 },
   CLEARING: { requires: 'AUTHORIZED or PARTIALLY_SETTLED', from: ['AUTHORIZED', 'PARTIALLY_SETTLED'], amount: 100 },
   RETURN: { requires: 'SETTLED or PARTIALLY_SETTLED', from: ['SETTLED', 'PARTIALLY_SETTLED'], amount: 100 },
   AUTHORIZATION_EXPIRY: { requires: 'AUTHORIZED with nothing settled', from: ['AUTHORIZED'], amount: null },
@@ -109,6 +115,56 @@ describe('card transaction state machine: what each operation does to the ledger
     if (reversed.ok) expect(applyOperation(reversed.next, op('RETURN_REVERSAL'))).toMatchObject({ ok: false, refusal: 'state' });
     // REFUNDED without the return that made it (none remembered): nothing to reverse.
     expect(applyOperation({ ...IN.REFUNDED, lastReturn: null }, op('RETURN_REVERSAL'))).toMatchObject({ ok: false, refusal: 'state' });
+  });
+});
+
+describe('card transaction state machine: the opening variants, directions and advices', () => {
+  const CREDIT_NEW: Ledger = { ...NEW, direction: 'CREDIT' };
+  it('a financial (single-message) authorization, debit or credit, lands SETTLED at once; declined, it is DECLINED', () => {
+    for (const kind of ['FINANCIAL_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION'] as const) {
+      expect(applyOperation(NEW, op(kind, 800))).toEqual({ ok: true, amount: 800, next: { ...NEW, status: 'SETTLED', authorized: 800, settled: 800, settlementCount: 1 } });
+      expect(applyOperation(NEW, op(kind, 800, 'CARD_PAUSED'))).toEqual({ ok: true, amount: 800, next: { ...NEW, status: 'DECLINED' } });
+    }
+  });
+
+  it('a credit authorization (or its advice) lands AUTHORIZED; a balance inquiry lands SETTLED with nothing authorized', () => {
+    for (const kind of ['CREDIT_AUTHORIZATION', 'CREDIT_AUTHORIZATION_ADVICE'] as const) {
+      expect(applyOperation(CREDIT_NEW, op(kind, 500))).toEqual({ ok: true, amount: 500, next: { ...CREDIT_NEW, status: 'AUTHORIZED', authorized: 500 } });
+    }
+    expect(applyOperation(NEW, op('BALANCE_INQUIRY', 0))).toEqual({ ok: true, amount: 0, next: { ...NEW, status: 'SETTLED' } });
+  });
+
+  it('a balance inquiry takes no further operation, whatever its status', () => {
+    const inquiry: Ledger = { ...NEW, status: 'SETTLED', openedBy: 'BALANCE_INQUIRY' };
+    for (const [kind, amount] of [['CLEARING', 1], ['RETURN', 1], ['AUTHORIZATION_EXPIRY', null], ['AUTHORIZATION_ADVICE', 10], ['RETURN_REVERSAL', null]] as const) {
+      const outcome = applyOperation(inquiry, op(kind, amount));
+      expect(outcome, kind).toMatchObject({ ok: false, refusal: 'state' });
+      if (!outcome.ok) expect(outcome.reason).toContain('balance inquiry');
+    }
+  });
+
+  it('AUTHORIZATION_ADVICE, RETURN and RETURN_REVERSAL need a DEBIT transaction; a CREDIT one clears and expires', () => {
+    const credit: Ledger = { ...CREDIT_NEW, status: 'AUTHORIZED', authorized: 1000 };
+    for (const kind of ['AUTHORIZATION_ADVICE', 'RETURN', 'RETURN_REVERSAL'] as const) {
+      const outcome = applyOperation({ ...credit, status: kind === 'AUTHORIZATION_ADVICE' ? 'AUTHORIZED' : kind === 'RETURN' ? 'SETTLED' : 'REFUNDED' }, op(kind, 100));
+      expect(outcome, kind).toMatchObject({ ok: false, refusal: 'state' });
+      if (!outcome.ok) expect(outcome.reason).toContain('needs a DEBIT transaction');
+    }
+    expect(applyOperation(credit, op('CLEARING', 1000))).toMatchObject({ ok: true, next: { status: 'SETTLED', settled: 1000 } });
+    expect(applyOperation(credit, op('AUTHORIZATION_EXPIRY'))).toMatchObject({ ok: true, next: { status: 'EXPIRED' } });
+  });
+
+  it('AUTHORIZATION_ADVICE re-sizes the authorized amount to its new total, never below what is settled', () => {
+    expect(applyOperation(IN.AUTHORIZED, op('AUTHORIZATION_ADVICE', 1500))).toEqual({ ok: true, amount: 1500, next: { ...IN.AUTHORIZED, authorized: 1500 } });
+    expect(applyOperation(IN.AUTHORIZED, op('AUTHORIZATION_ADVICE', 200))).toEqual({ ok: true, amount: 200, next: { ...IN.AUTHORIZED, authorized: 200 } });
+    expect(applyOperation(IN.PARTIALLY_SETTLED, op('AUTHORIZATION_ADVICE', 399))).toEqual({ ok: false, refusal: 'amount', reason: 'must be at least the amount already settled, 400' });
+    expect(applyOperation(IN.PARTIALLY_SETTLED, op('AUTHORIZATION_ADVICE', 400))).toEqual({ ok: true, amount: 400, next: { ...IN.PARTIALLY_SETTLED, authorized: 400, status: 'SETTLED' } });
+  });
+
+  it('a pull reported failed makes a financial authorization EXCEPTION, but no other SETTLED transaction', () => {
+    const financial: Ledger = { ...IN.SETTLED, openedBy: 'FINANCIAL_AUTHORIZATION' };
+    expect(applyOperation(financial, op('PULL_FAILURE'))).toEqual({ ok: true, amount: 1000, next: { ...financial, status: 'EXCEPTION' } });
+    expect(applyOperation(IN.SETTLED, op('PULL_FAILURE'))).toMatchObject({ ok: false, refusal: 'state' });
   });
 });
 
