@@ -12,7 +12,7 @@ import type { Services } from '../services.js';
 import { renderConsoleError } from './errors.js';
 import { pageModules } from './pages/index.js';
 import { ConsoleSessions } from './session.js';
-import { requireSession, signInRoutes } from './sign-in.js';
+import { checkCsrf, requireSession, signInRoutes } from './sign-in.js';
 
 export const CONSOLE_PATH = '/console';
 
@@ -62,6 +62,7 @@ export async function registerConsole(app: FastifyInstance, services: Services, 
       signInRoutes(scope, ctx);
       await scope.register(async (pages) => {
         pages.addHook('onRequest', requireSession(ctx));
+        checkCsrf(pages);
         for (const register of pageModules) register(pages, ctx);
       });
     },
