@@ -114,6 +114,16 @@ describeEachEngine('console sign-in and sessions', (t) => {
     expect(text).toContain('merchantDescriptor is required');
   });
 
+  it("a live region's poll after the session ended gets a short notice, not a redirect", async () => {
+    const browser = new ConsoleClient(t.app);
+    await browser.signIn(t.caller.clientId, t.caller.clientSecret);
+    await browser.get('/console/customers');
+    await browser.post('/console/sign-out', {});
+    const poll = await browser.get('/console/transactions', { 'hx-request': 'true' });
+    expect(poll.statusCode).toBe(401);
+    expect(poll.body.trimStart().startsWith('<div class="error" role="alert">Your session has ended: sign in again.')).toBe(true);
+  });
+
   it('signs out: the cookie is cleared and pages send the browser to sign-in', async () => {
     const browser = new ConsoleClient(t.app);
     await browser.signIn(t.caller.clientId, t.caller.clientSecret);
