@@ -39,6 +39,8 @@ describeEachEngine('console in a real browser', (t) => {
     await connectReceiver(t.caller, receiver);
     const call = injectCall(t.caller);
     customerId = await insertTestCustomer(t, t.caller, 'BUSINESS');
+    const owner = { customerId, roles: ['UBO', 'DIRECTOR'], ownershipPercentage: 60, personalInfo: { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1985-12-10', nationality: 'GB', address: { line1: '1 Market St', postalCode: '94105', country: 'US' }, idType: 'SSN', identifier: '123-45-6789' } };
+    expect((await call('POST', '/beneficial-owners', owner)).status).toBe(201);
     const accountId = await approvedCardholder(call, customerId);
     expect((await call('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 10_000 })).status).toBe(200);
     cardId = (await untilActive(call, (await issueCard(call, customerId)).id)).id;
@@ -73,6 +75,7 @@ describeEachEngine('console in a real browser', (t) => {
       await page.locator('main table a', { hasText: item }).first().click();
       await page.getByRole('heading', { level: 1 }).filter({ hasText: item.replace(':', '') }).waitFor();
       expect(await page.locator('.error').count(), page.url()).toBe(0);
+      if (link === 'Customers') await page.getByRole('cell', { name: 'Ada Lovelace' }).waitFor();
       await shot(`${link.toLowerCase()}-item`);
     }
     await nav().getByRole('link', { name: 'Tokens and configuration' }).click();
@@ -127,6 +130,23 @@ describeEachEngine('console in a real browser', (t) => {
     expect(receiver.deliveries.slice(received).some((d) => d.verified && (d.id === events.id || d.body.includes(events.id)))).toBe(true);
     await expect.poll(() => attempts.first().textContent()).toContain('200');
     await shot('webhook-event');
+  });
+
+  it('signs in with the keyboard alone, and the skip link leads to the content', async () => {
+    const context = await browser.newContext();
+    const other = await context.newPage();
+    await other.goto(`${base}/console/sign-in`);
+    await other.keyboard.press('Tab');
+    expect(await other.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await other.keyboard.press('Enter');
+    expect(new URL(other.url()).hash).toBe('#main');
+    await other.getByLabel('Client ID', { exact: true }).focus();
+    await other.keyboard.type(t.caller.clientId);
+    await other.keyboard.press('Tab');
+    await other.keyboard.type(t.caller.clientSecret);
+    await other.keyboard.press('Enter');
+    await other.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await context.close();
   });
 
   it("refuses a VIEW token's forms with a clear message", async () => {
