@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { activeCard, insertTestCustomer } from '../helpers/fixtures.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { describeEachEngine } from '../helpers/test-app.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { ConsoleClient, textOf } from './console-client.js';
 
 const linksTo = (html: string, prefix: string) => [...html.matchAll(new RegExp(`href="(${prefix}[^"?]+)"`, 'g'))].map((m) => decodeURIComponent(m[1]!));
@@ -100,6 +101,38 @@ describeEachEngine('console pages', (t) => {
     const unknown = await browser.get('/console/cards/Card:00000000-0000-0000-0000-000000000000');
     expect(unknown.statusCode).toBe(404);
     expect(textOf(res.body).replace(card.id, 'ID')).toBe(textOf(unknown.body).replace('Card:00000000-0000-0000-0000-000000000000', 'ID'));
+  });
+
+  it('sets the webhook endpoint, sends the test webhook and rotates the secret, each with the permission the API asks', async () => {
+    const platform = await t.newCaller();
+    const receiver = await startWebhookReceiver();
+    try {
+      const transactor = await t.services.tokens.create(platform.platformId, { name: 'console transactor', permissions: ['TRANSACT'], environment: 'sandbox' });
+      const limited = new ConsoleClient(t.app);
+      await limited.signIn(transactor.clientId, transactor.clientSecret);
+      await limited.get('/console/webhooks');
+      const refused = await limited.post('/console/webhooks/endpoint', { webhookEndpoint: receiver.url });
+      expect(refused.statusCode).toBe(403);
+      expect(textOf(refused.body)).toContain('this action needs a token with the MANAGE permission');
+
+      const browser = new ConsoleClient(t.app);
+      await browser.signIn(platform.clientId, platform.clientSecret);
+      await browser.get('/console/webhooks');
+      expect((await browser.post('/console/webhooks/endpoint', { webhookEndpoint: receiver.url })).headers.location).toBe('/console/webhooks?notice=endpoint');
+      const before = await t.services.platformConfig.get(platform.platformId);
+      expect(before.webhookEndpoint).toBe(receiver.url);
+      receiver.trust(before);
+      const sent = await browser.post('/console/webhooks/test', {});
+      expect(sent.statusCode).toBe(200);
+      expect(textOf(sent.body)).toContain(`The test webhook went to ${receiver.url} , which answered 200`);
+      expect(receiver.deliveries.at(-1)!.verified).toBe(true);
+      const rotated = await browser.post('/console/webhooks/rotate-secret', {});
+      const after = await t.services.platformConfig.get(platform.platformId);
+      expect(after.webhookSecret).not.toBe(before.webhookSecret);
+      expect(textOf(rotated.body)).toContain(after.webhookSecret);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('shows the webhook endpoint and public key, and tokens and configuration', async () => {
