@@ -22,6 +22,7 @@ const LONG = [
   'test/server-cluster.test.ts',
   'test/cli/tokens-cli.test.ts',
   'test/http/timeouts.test.ts',
+  'test/console/console-browser.test.ts',
 ];
 
 export default defineConfig({

@@ -13,6 +13,7 @@ import { registerUnimplementedOperations } from './http/grid-operations.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { routeModules, sandboxRouteModules } from './routes/index.js';
+import { registerConsole } from './console/index.js';
 import type { ApiInstance } from './routes/types.js';
 
 declare module 'fastify' {
@@ -106,6 +107,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     },
     { prefix: BASE_PATH },
   );
+  if (services.config.serviceEnv !== 'production') await registerConsole(app, services, authenticate.signIn, opts.now ?? Date.now);
   // After the real routes: it answers 501 for exactly the document's operations they do not serve.
   registerUnimplementedOperations(app, services.config.serviceEnv);
   return app;

@@ -12,6 +12,7 @@ export function printBanner(config: Config, port: number, token: CreatedApiToken
     `  Docs:      ${base}/docs`,
     `  OpenAPI:   ${base}/openapi.json`,
   ];
+  if (config.serviceEnv !== 'production') lines.push(`  Console:   ${base.slice(0, -API_VERSION.length)}console (sign in with a token's client id and secret)`);
   if (token) {
     lines.push(
       '',

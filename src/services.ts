@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import type { Config } from './config.js';
 import { JOBS_WAKEUP_CHANNEL } from './store/jobs-repo.js';
 import { migrateToLatest } from './store/migrator.js';
@@ -34,6 +35,8 @@ export interface Services {
   webhookEvents: WebhookEventLog;
   /** Idempotency-Key records: first answers kept for replay. */
   idempotencyKeys: IdempotencyKeys;
+  /** Signs the console's session cookies; derived from the stored cursor key, so every process shares it. */
+  consoleSessionKey: Buffer;
   /** Outbound webhook HTTP, given by the process (jobs/webhook-sender.ts); shared by the worker and the test route. */
   sendWebhook: SendWebhook;
 }
@@ -58,6 +61,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     idempotencyKeys: new IdempotencyKeys(store),
+    consoleSessionKey: Buffer.from(hkdfSync('sha256', cursorKey, '', 'console-session', 32)),
     sendWebhook,
   };
 }

@@ -137,6 +137,12 @@ describe('architecture: data flows route -> domain -> store', () => {
     expect(violations((i) => layerOf(i.file) === 'routes' && i.local && layerOf(i.target) === 'store')).toEqual([]);
   });
 
+  it('console/ calls domain/ as a route does, never store/; no lower layer imports it', () => {
+    expect(IMPORTS).toContainEqual({ file: 'console/pages/cards.ts', target: 'domain/cards/card-lifecycle.ts', local: true });
+    expect(violations((i) => layerOf(i.file) === 'console' && i.local && layerOf(i.target) === 'store')).toEqual([]);
+    expect(violations((i) => ['domain', 'store', 'routes', 'schemas', 'jobs'].includes(layerOf(i.file)) && i.local && layerOf(i.target) === 'console')).toEqual([]);
+  });
+
   it('no route file imports another route file', () => {
     expect(violations((i) => layerOf(i.file) === 'routes' && i.file !== 'routes/index.ts' && i.local && layerOf(i.target) === 'routes' && !ROUTE_SUPPORT.has(i.target))).toEqual([]);
   });

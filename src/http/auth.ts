@@ -59,7 +59,17 @@ export function basicAuth(tokens: TokenService, config: Config, now: () => numbe
     return address;
   }
 
-  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /** The console's sign-in: the same credentials check and the same throttle as Basic auth; throws 401 or 429. */
+  async function signIn(request: FastifyRequest, username: string, secret: string): Promise<Principal> {
+    const credentials = { username, secret };
+    const addressHeld = throttle.isEmpty() ? undefined : checkThrottle(request, credentials);
+    const principal = await tokens.authenticate(username, secret);
+    if (principal) return principal;
+    throttle.fail(throttleKeys(request, credentials));
+    throw addressHeld ? tooManyFailures(addressHeld) : unauthorized();
+  }
+
+  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization ?? '';
     const space = header.indexOf(' ');
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
@@ -100,8 +110,12 @@ export function basicAuth(tokens: TokenService, config: Config, now: () => numbe
     if (needed !== undefined && permissionRank(principal.permission) < permissionRank(needed)) {
       throw forbidden(needed);
     }
-  };
+  }
+  return Object.assign(authenticate, { signIn });
 }
+
+/** Checks a client id and secret for the console's sign-in (see basicAuth). */
+export type SignIn = (request: FastifyRequest, username: string, secret: string) => Promise<Principal>;
 
 /** The throttle's keys for a request: its address and, when it names one, the token. */
 function throttleKeys(request: FastifyRequest, credentials: { username: string } | undefined): string[] {

@@ -1,0 +1,175 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startWorker } from '../../src/jobs/index.js';
+import type { Worker } from '../../src/jobs/worker.js';
+import { approvedCardholder, injectCall, insertTestCustomer, issueCard, untilActive } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
+import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { describeEachEngine } from '../helpers/test-app.js';
+import { launchChromium } from './browser.js';
+
+/** Set to write the screenshots docs/console.md shows (once, on SQLite): UPDATE_CONSOLE_SCREENSHOTS=1. */
+const SCREENSHOTS = process.env.UPDATE_CONSOLE_SCREENSHOTS === '1' ? 'docs/console' : undefined;
+
+describeEachEngine('console in a real browser', (t) => {
+  let browser: Browser;
+  let worker: Worker;
+  let receiver: WebhookReceiver;
+  let base: string;
+  let page: Page;
+  let cardId: string;
+  let customerId: string;
+
+  const shot = async (name: string) => {
+    if (SCREENSHOTS && t.engine === 'sqlite') await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+  };
+  const nav = () => page.getByRole('navigation', { name: 'Console' });
+  /** Marks the document: a reload or navigation loses the mark. */
+  const markDocument = () => page.evaluate(() => void ((window as unknown as { consoleMark: number }).consoleMark = 1));
+  const documentKept = () => page.evaluate(() => (window as unknown as { consoleMark?: number }).consoleMark === 1);
+
+  beforeAll(async () => {
+    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+    worker = startWorker(t.services, t.app.log);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    receiver = await startWebhookReceiver();
+    await connectReceiver(t.caller, receiver);
+    const call = injectCall(t.caller);
+    customerId = await insertTestCustomer(t, t.caller, 'BUSINESS');
+    const owner = { customerId, roles: ['UBO', 'DIRECTOR'], ownershipPercentage: 60, personalInfo: { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1985-12-10', nationality: 'GB', address: { line1: '1 Market St', postalCode: '94105', country: 'US' }, idType: 'SSN', identifier: '123-45-6789' } };
+    expect((await call('POST', '/beneficial-owners', owner)).status).toBe(201);
+    const accountId = await approvedCardholder(call, customerId);
+    expect((await call('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 10_000 })).status).toBe(200);
+    cardId = (await untilActive(call, (await issueCard(call, customerId)).id)).id;
+    // Every list the walk opens has an item: this transaction, and the events it and the card made.
+    const first = await call('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 300, merchant: { descriptor: 'FIRST COFFEE' } });
+    await until('the first transaction', async () => ((await call('GET', `/transactions/${first.body.cardTransactionId}`)).status === 200 ? true : undefined));
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.stop();
+    await receiver?.stop();
+  });
+
+  it('signs in with the client id and secret', async () => {
+    await page.goto(`${base}/console`);
+    await expect.poll(() => page.url()).toContain('/console/sign-in');
+    await shot('sign-in');
+    await page.getByLabel('Client ID', { exact: true }).fill(t.caller.clientId);
+    await page.getByLabel('Client secret', { exact: true }).fill(t.caller.clientSecret);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+  });
+
+  it('walks every page from the navigation, and each list links to its items', async () => {
+    for (const [link, item] of [['Customers', 'Customer:'], ['Cards', 'Card:'], ['Transactions', 'CardTransaction:'], ['Webhooks', 'Webhook:']] as const) {
+      await nav().getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: link }).waitFor();
+      await shot(link.toLowerCase());
+      await page.locator('main table a', { hasText: item }).first().click();
+      await page.getByRole('heading', { level: 1 }).filter({ hasText: item.replace(':', '') }).waitFor();
+      expect(await page.locator('.error').count(), page.url()).toBe(0);
+      if (link === 'Customers') await page.getByRole('cell', { name: 'Ada Lovelace' }).waitFor();
+      await shot(`${link.toLowerCase()}-item`);
+    }
+    await nav().getByRole('link', { name: 'Tokens and configuration' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Tokens and configuration' }).waitFor();
+    expect(await page.getByText(t.caller.clientId).count()).toBeGreaterThan(0);
+    await shot('settings');
+  });
+
+  it('simulates an authorization from the card page; its transaction shows and later changes without a reload', async () => {
+    await page.goto(`${base}/console/cards/${cardId}`);
+    const form = page.getByRole('form', { name: 'Simulate authorization' });
+    await form.getByLabel('Amount', { exact: true }).fill('1250');
+    await form.getByLabel('Merchant descriptor', { exact: true }).fill('BLUE BOTTLE COFFEE SF');
+    await form.getByRole('button', { name: 'Simulate authorization', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Simulate authorization: accepted for' }).waitFor();
+    const transactionId = new URL(page.url()).searchParams.get('transaction')!;
+    const row = page.locator('#card-transactions tr', { hasText: transactionId });
+    await row.getByText('AUTHORIZED').waitFor();
+    await markDocument();
+    // Cleared through the API, elsewhere: the open page shows it by itself.
+    const clearing = await injectCall(t.caller)('POST', `/sandbox/cards/${cardId}/simulate/clearing`, { cardTransactionId: transactionId, amount: 1250 });
+    expect(clearing.status).toBe(202);
+    await row.getByText('SETTLED').waitFor();
+    await row.getByText('CLEARING').waitFor();
+    expect(await documentKept()).toBe(true);
+    await shot('card');
+  });
+
+  it('shows a new transaction on the transactions page without a reload', async () => {
+    await nav().getByRole('link', { name: 'Transactions', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    await markDocument();
+    const res = await injectCall(t.caller)('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'LIVE LIST CAFE' } });
+    expect(res.status).toBe(202);
+    await page.locator('#transactions tr', { hasText: res.body.cardTransactionId }).waitFor();
+    expect(await documentKept()).toBe(true);
+  });
+
+  it('resends a webhook and shows the new attempt', async () => {
+    const events = await until('a delivered event', async () => {
+      const list = await t.services.webhookEvents.list(t.caller.platformId, 50, undefined, { deliveryState: 'DELIVERED' });
+      return list.data.find((e) => e.type.startsWith('CARD_TRANSACTION'));
+    });
+    await page.goto(`${base}/console/webhooks/${events.id}`);
+    const attempts = page.locator('#attempts tr.attempt');
+    const before = await attempts.count();
+    expect(before).toBeGreaterThan(0);
+    const received = receiver.deliveries.length;
+    await page.getByRole('button', { name: 'Resend', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Resend queued' }).waitFor();
+    await expect.poll(() => attempts.count(), { timeout: 20_000 }).toBe(before + 1);
+    expect(receiver.deliveries.slice(received).some((d) => d.verified && (d.id === events.id || d.body.includes(events.id)))).toBe(true);
+    await expect.poll(() => attempts.first().textContent()).toContain('200');
+    await shot('webhook-event');
+  });
+
+  it('signs in with the keyboard alone, and the skip link leads to the content', async () => {
+    const context = await browser.newContext();
+    const other = await context.newPage();
+    await other.goto(`${base}/console/sign-in`);
+    await other.keyboard.press('Tab');
+    expect(await other.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await other.keyboard.press('Enter');
+    expect(new URL(other.url()).hash).toBe('#main');
+    await other.getByLabel('Client ID', { exact: true }).focus();
+    await other.keyboard.type(t.caller.clientId);
+    await other.keyboard.press('Tab');
+    await other.keyboard.type(t.caller.clientSecret);
+    await other.keyboard.press('Enter');
+    await other.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await context.close();
+  });
+
+  it("refuses a VIEW token's forms with a clear message", async () => {
+    const viewer = await t.services.tokens.create(t.caller.platformId, { name: 'browser viewer', permissions: ['VIEW'], environment: 'sandbox' });
+    const context = await browser.newContext();
+    const other = await context.newPage();
+    await other.goto(`${base}/console/sign-in`);
+    await other.getByLabel('Client ID', { exact: true }).fill(viewer.clientId);
+    await other.getByLabel('Client secret', { exact: true }).fill(viewer.clientSecret);
+    await other.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await other.goto(`${base}/console/cards/${cardId}`);
+    const form = other.getByRole('form', { name: 'Simulate authorization' });
+    await form.getByLabel('Amount', { exact: true }).fill('100');
+    await form.getByRole('button', { name: 'Simulate authorization', exact: true }).click();
+    await other.getByRole('alert').filter({ hasText: 'You are signed in with a VIEW token' }).waitFor();
+    expect(await other.getByRole('heading', { level: 1 }).textContent()).toBe('403 FORBIDDEN');
+    await context.close();
+  });
+
+  it('signs out', async () => {
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByText('You are signed out.').waitFor();
+    await page.goto(`${base}/console/customers`);
+    await expect.poll(() => page.url()).toContain('/console/sign-in');
+  });
+});

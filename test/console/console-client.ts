@@ -1,0 +1,49 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+
+/** A browser's share of the console over inject: a cookie jar, and the CSRF token of the last page read. */
+export class ConsoleClient {
+  readonly cookies = new Map<string, string>();
+  csrf = '';
+
+  constructor(private readonly app: { inject(options: InjectOptions): Promise<LightMyRequestResponse> }) {}
+
+  async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    const res = await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader(), ...headers } });
+    this.keep(res);
+    const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
+    if (token) this.csrf = token;
+    return res;
+  }
+
+  /** Sends a form as a browser would, with the page's CSRF token unless `csrf: false`. */
+  async post(url: string, form: Record<string, string>, { csrf = true } = {}): Promise<LightMyRequestResponse> {
+    const fields = csrf ? { _csrf: this.csrf, ...form } : form;
+    const res = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(fields).toString(),
+    });
+    this.keep(res);
+    return res;
+  }
+
+  async signIn(clientId: string, clientSecret: string): Promise<LightMyRequestResponse> {
+    await this.get('/console/sign-in');
+    return this.post('/console/sign-in', { clientId, clientSecret });
+  }
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  private keep(res: LightMyRequestResponse): void {
+    for (const c of res.cookies as { name: string; value: string }[]) {
+      if (c.value === '') this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+  }
+}
+
+/** The text of a page, tags dropped: what a reader sees. */
+export const textOf = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&#39;/g, "'").replace(/\s+/g, ' ');

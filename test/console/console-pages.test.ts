@@ -1,0 +1,146 @@
+import { expect, it } from 'vitest';
+import { activeCard, insertTestCustomer } from '../helpers/fixtures.js';
+import { drainCardJobs } from '../helpers/card-jobs.js';
+import { describeEachEngine } from '../helpers/test-app.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { ConsoleClient, textOf } from './console-client.js';
+
+const linksTo = (html: string, prefix: string) => [...html.matchAll(new RegExp(`href="(${prefix}[^"?]+)"`, 'g'))].map((m) => decodeURIComponent(m[1]!));
+
+describeEachEngine('console pages', (t) => {
+  const signedIn = async () => {
+    const browser = new ConsoleClient(t.app);
+    await browser.signIn(t.caller.clientId, t.caller.clientSecret);
+    return browser;
+  };
+
+  it('pages a list 20 at a time, follows its cursor and keeps its filters', async () => {
+    const platform = await t.newCaller();
+    const individuals = new Set<string>();
+    for (let i = 0; i < 23; i++) individuals.add(await insertTestCustomer(t, platform, 'INDIVIDUAL'));
+    const business = await insertTestCustomer(t, platform, 'BUSINESS');
+    const browser = new ConsoleClient(t.app);
+    await browser.signIn(platform.clientId, platform.clientSecret);
+
+    const first = await browser.get('/console/customers?customerType=INDIVIDUAL');
+    const firstIds = linksTo(first.body, '/console/customers/');
+    expect(firstIds).toHaveLength(20);
+    expect(textOf(first.body)).toContain('23 in all');
+    const next = /href="([^"]*cursor=[^"]*)">Next page/.exec(first.body)![1]!.replace(/&amp;/g, '&');
+    expect(next).toContain('customerType=INDIVIDUAL');
+    const second = await browser.get(next);
+    const secondIds = linksTo(second.body, '/console/customers/');
+    expect(secondIds).toHaveLength(3);
+    expect(new Set([...firstIds, ...secondIds].map((href) => href.split('/').pop()))).toEqual(individuals);
+    expect(second.body).not.toContain('Next page');
+
+    const businesses = await browser.get('/console/customers?customerType=BUSINESS');
+    expect(linksTo(businesses.body, '/console/customers/').map((href) => href.split('/').pop())).toEqual([business]);
+    // A value the select does not offer is no filter, not an error.
+    expect(linksTo((await browser.get('/console/customers?customerType=ROBOT')).body, '/console/customers/')).toHaveLength(20);
+  });
+
+  it("shows a customer's KYC status, accounts with balances and cards, each card linked", async () => {
+    const card = await activeCard(t);
+    const browser = await signedIn();
+    const res = await browser.get(`/console/customers/${card.cardholderId}`);
+    expect(res.statusCode).toBe(200);
+    const text = textOf(res.body);
+    expect(text).toContain('KYB status APPROVED');
+    expect(text).toMatch(/INTERNAL_FIAT ACTIVE 0\.00 USD 0\.00 USD/);
+    expect(linksTo(res.body, '/console/cards/')).toContain(`/console/cards/${card.id}`);
+    expect(text).toContain('Beneficial owners');
+  });
+
+  it('filters transactions by status, and a transaction page shows its operation timeline', async () => {
+    const card = await activeCard(t);
+    const browser = await signedIn();
+    await browser.get(`/console/cards/${card.id}`);
+    const declined = await browser.post(`/console/cards/${card.id}/simulate/authorization`, { amount: '400', merchantDescriptor: 'CORNER STORE 002' });
+    expect(declined.statusCode).toBe(303);
+    const declinedId = new URL(declined.headers.location as string, 'http://x').searchParams.get('transaction')!;
+    await drainCardJobs(t.services, t.app.log);
+    const list = await browser.get(`/console/transactions?status=DECLINED&cardId=${encodeURIComponent(card.id)}`);
+    expect(linksTo(list.body, '/console/transactions/')).toEqual([`/console/transactions/${declinedId}`]);
+    expect(linksTo((await browser.get(`/console/transactions?status=SETTLED&cardId=${encodeURIComponent(card.id)}`)).body, '/console/transactions/')).toEqual([]);
+    const page = await browser.get(`/console/transactions/${declinedId}`);
+    expect(textOf(page.body)).toContain('DECLINED INSUFFICIENT_FUNDS');
+    expect(textOf(page.body)).toMatch(/AUTHORIZATION 400 · REJECTED/);
+  });
+
+  it('runs every simulator form of the card page through the domain, and a live refresh answers the fragment alone', async () => {
+    const card = await activeCard(t);
+    await t.services.internalAccounts.fund(t.caller.platformId, card.fundingSources[0], 5_000);
+    const browser = await signedIn();
+    const page = await browser.get(`/console/cards/${card.id}`);
+    for (const name of ['authorization', 'clearing', 'return', 'authorization_expiry', 'return_reversal']) {
+      expect(page.body, name).toContain(`/simulate/${name}"`);
+    }
+    const auth = await browser.post(`/console/cards/${card.id}/simulate/authorization`, { amount: '1000', merchantDescriptor: 'BLUE BOTTLE COFFEE SF' });
+    const txn = new URL(auth.headers.location as string, 'http://x').searchParams.get('transaction')!;
+    for (const [name, form] of [['clearing', { amount: '1000' }], ['return', { amount: '1000' }], ['return_reversal', {}]] as const) {
+      const res = await browser.post(`/console/cards/${card.id}/simulate/${name}`, { cardTransactionId: txn, ...form });
+      expect(res.statusCode, `${name}: ${textOf(res.body)}`).toBe(303);
+    }
+    await drainCardJobs(t.services, t.app.log);
+    const fragment = await browser.get(`/console/cards/${card.id}`, { 'hx-request': 'true' });
+    expect(fragment.body.trimStart().startsWith('<div id="card-transactions"')).toBe(true);
+    expect(textOf(fragment.body)).toMatch(/AUTHORIZATION 1000 · LANDED.*CLEARING 1000 · LANDED.*RETURN 1000 · LANDED.*RETURN_REVERSAL 1000 · LANDED/);
+    // A simulator refused by the state machine is a page with the API's code and message.
+    const expiry = await browser.post(`/console/cards/${card.id}/simulate/authorization_expiry`, { cardTransactionId: txn });
+    expect(expiry.statusCode).toBe(409);
+    expect(textOf(expiry.body)).toContain('409 INVALID_STATE_TRANSITION');
+  });
+
+  it("answers an unknown or another platform's card as not found", async () => {
+    const other = await t.newCaller();
+    const card = await activeCard(t, other);
+    const browser = await signedIn();
+    const res = await browser.get(`/console/cards/${card.id}`);
+    expect(res.statusCode).toBe(404);
+    const unknown = await browser.get('/console/cards/Card:00000000-0000-0000-0000-000000000000');
+    expect(unknown.statusCode).toBe(404);
+    expect(textOf(res.body).replace(card.id, 'ID')).toBe(textOf(unknown.body).replace('Card:00000000-0000-0000-0000-000000000000', 'ID'));
+  });
+
+  it('sets the webhook endpoint, sends the test webhook and rotates the secret, each with the permission the API asks', async () => {
+    const platform = await t.newCaller();
+    const receiver = await startWebhookReceiver();
+    try {
+      const transactor = await t.services.tokens.create(platform.platformId, { name: 'console transactor', permissions: ['TRANSACT'], environment: 'sandbox' });
+      const limited = new ConsoleClient(t.app);
+      await limited.signIn(transactor.clientId, transactor.clientSecret);
+      await limited.get('/console/webhooks');
+      const refused = await limited.post('/console/webhooks/endpoint', { webhookEndpoint: receiver.url });
+      expect(refused.statusCode).toBe(403);
+      expect(textOf(refused.body)).toContain('this action needs a token with the MANAGE permission');
+
+      const browser = new ConsoleClient(t.app);
+      await browser.signIn(platform.clientId, platform.clientSecret);
+      await browser.get('/console/webhooks');
+      expect((await browser.post('/console/webhooks/endpoint', { webhookEndpoint: receiver.url })).headers.location).toBe('/console/webhooks?notice=endpoint');
+      const before = await t.services.platformConfig.get(platform.platformId);
+      expect(before.webhookEndpoint).toBe(receiver.url);
+      receiver.trust(before);
+      const sent = await browser.post('/console/webhooks/test', {});
+      expect(sent.statusCode).toBe(200);
+      expect(textOf(sent.body)).toContain(`The test webhook went to ${receiver.url} , which answered 200`);
+      expect(receiver.deliveries.at(-1)!.verified).toBe(true);
+      const rotated = await browser.post('/console/webhooks/rotate-secret', {});
+      const after = await t.services.platformConfig.get(platform.platformId);
+      expect(after.webhookSecret).not.toBe(before.webhookSecret);
+      expect(textOf(rotated.body)).toContain(after.webhookSecret);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('shows the webhook endpoint and public key, and tokens and configuration', async () => {
+    const browser = await signedIn();
+    const config = await t.services.platformConfig.get(t.caller.platformId);
+    expect(textOf((await browser.get('/console/webhooks')).body)).toContain(config.webhookPublicKey.split('\n')[1]!);
+    const settings = textOf((await browser.get('/console/settings')).body);
+    expect(settings).toContain(t.caller.clientId);
+    expect(settings).not.toContain(config.webhookSecret);
+  });
+});
