@@ -1,4 +1,4 @@
-import type { SimulationName } from '../domain/cards/card-transactions.js';
+import { isOpening, SIMULATIONS, type FollowUpSimulation, type SimulationName } from '../domain/cards/card-transactions.js';
 import { ValidationError, type FieldError } from '../domain/shared/errors.js';
 import type { Services } from '../services.js';
 
@@ -27,6 +27,12 @@ export const SIMULATOR_FORMS: SimulatorForm[] = [
   { name: 'return', button: 'Simulate return', hint: 'Refunds settled funds.', fields: [TRANSACTION, AMOUNT] },
   { name: 'authorization_expiry', button: 'Simulate authorization expiry', hint: 'A fully open authorization lapses; the hold is released.', fields: [TRANSACTION] },
   { name: 'return_reversal', button: 'Simulate return reversal', hint: 'Reverses the return of a refunded transaction.', fields: [TRANSACTION] },
+  { name: 'authorization_advice', button: 'Simulate authorization advice', hint: 'Re-sizes the hold of an open debit authorization to a new total.', fields: [TRANSACTION, AMOUNT] },
+  { name: 'financial_authorization', button: 'Simulate financial authorization', hint: 'Authorized and settled at once (single-message); decided like an authorization.', fields: [AMOUNT, { name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
+  { name: 'credit_authorization', button: 'Simulate credit authorization', hint: 'Opens a CREDIT transaction; its clearing credits the account.', fields: [AMOUNT, { name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
+  { name: 'credit_authorization_advice', button: 'Simulate credit authorization advice', hint: 'A CREDIT transaction the network already decided.', fields: [AMOUNT, { name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
+  { name: 'financial_credit_authorization', button: 'Simulate financial credit authorization', hint: 'A CREDIT authorized and settled at once.', fields: [AMOUNT, { name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
+  { name: 'balance_inquiry', button: 'Simulate balance inquiry', hint: 'Zero amount; holds nothing.', fields: [{ name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
 ];
 
 /** The documented merchant descriptor suffixes, offered as presets of the authorization form. */
@@ -62,13 +68,15 @@ function readForm(form: SimulatorForm, body: Record<string, unknown>): Record<st
 /** Runs a simulator through the same domain service as the sandbox API; returns the transaction it concerns. */
 export async function runSimulator(services: Services, principal: { platformId: string; tokenId: string }, cardId: string, form: SimulatorForm, body: Record<string, unknown>): Promise<string> {
   const input = readForm(form, body);
-  if (form.name === 'authorization') {
+  const kind = SIMULATIONS[form.name];
+  if (isOpening(kind)) {
     const card = await services.cards.get(principal.platformId, cardId);
     const merchant = { descriptor: input.merchantDescriptor as string };
-    const accepted = await services.cardSimulations.authorize(principal.platformId, cardId, { amount: input.amount as number, currency: { code: card.currency }, merchant }, principal.tokenId);
+    const amount = form.name === 'balance_inquiry' ? 0 : (input.amount as number);
+    const accepted = await services.cardSimulations.authorize(principal.platformId, cardId, { amount, currency: { code: card.currency }, merchant }, principal.tokenId, undefined, kind);
     return accepted.cardTransactionId;
   }
   const request = { cardTransactionId: input.cardTransactionId as string, ...(input.amount === undefined ? {} : { amount: input.amount as number }) };
-  await services.cardSimulations.simulate(principal.platformId, cardId, form.name, request);
+  await services.cardSimulations.simulate(principal.platformId, cardId, form.name as FollowUpSimulation, request);
   return request.cardTransactionId;
 }
