@@ -67,7 +67,7 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
         response: { 200: CardSchema, ...errorResponses(400, 404, 409, 415) },
       },
     },
-    async (request) => cards.update(request.principal.platformId, request.params.id, request.body, requestUnitOfWork(request)),
+    async (request) => cards.update(request.principal.platformId, request.principal.environment, request.params.id, request.body, requestUnitOfWork(request)),
   );
 
   app.get(
