@@ -13,6 +13,7 @@ import { registerUnimplementedOperations } from './http/grid-operations.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { routeModules, sandboxRouteModules } from './routes/index.js';
+import { sandboxPageRoutes } from './routes/sandbox-pages.js';
 import type { ApiInstance } from './routes/types.js';
 
 declare module 'fastify' {
@@ -88,6 +89,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   await registerOpenApi(app);
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  if (services.config.serviceEnv !== 'production') sandboxPageRoutes(app as ApiInstance, services);
 
   const operations: ApiOperation[] = [];
   app.decorate('apiOperations', operations);

@@ -1,11 +1,12 @@
-import { CardSchema, CreateCardBody, ListCardsQuery, UpdateCardBody } from '../schemas/cards.js';
+import { CardRevealResponseSchema, CardSchema, CreateCardBody, ListCardsQuery, UpdateCardBody } from '../schemas/cards.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { memberOf, type RouteModule } from './types.js';
 import { requestUnitOfWork } from '../http/idempotency.js';
+import { cardRevealPagePath } from '../schemas/sandbox-pages.js';
 
 const tags = ['Cards'];
 
-export const cardRoutes: RouteModule = (app, { cards }) => {
+export const cardRoutes: RouteModule = (app, { cards, cardReveals }) => {
   app.post(
     '/cards',
     {
@@ -68,6 +69,28 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
       },
     },
     async (request) => cards.update(request.principal.platformId, request.principal.environment, request.params.id, request.body, requestUnitOfWork(request)),
+  );
+
+  app.post(
+    '/cards/:id/reveal',
+    {
+      // It hands out the full card details: a TRANSACT token at least.
+      config: { permission: 'TRANSACT' },
+      schema: {
+        tags,
+        summary: 'Reveal card details',
+        description:
+          "Answers a signed URL (panEmbedUrl) to a page showing the card's PAN, CVV and expiry, and its expiresAt (CARD_REVEAL_TTL_MS, 5 minutes by default). The URL works once: " +
+          'a second use, an expired or a forged URL answers 404 REFERENCE_NOT_FOUND, like an unknown path. In the sandbox the PAN is a sandbox number (Luhn-valid, ending in last4, the same for every reveal of the card). ' +
+          'Each reveal is recorded with the API token that asked for it. A production token: 501 NOT_IMPLEMENTED (no card issuer is connected here).',
+        params: IdParamSchema,
+        response: { 200: CardRevealResponseSchema, ...errorResponses(400, 404, 415, 501) },
+      },
+    },
+    async (request) => {
+      const grant = await cardReveals.reveal(request.principal.platformId, request.principal.environment, request.principal.tokenId, request.params.id, requestUnitOfWork(request));
+      return { panEmbedUrl: `${request.protocol}://${request.host}${cardRevealPagePath(grant.token)}`, expiresAt: grant.expiresAt };
+    },
   );
 
   app.get(

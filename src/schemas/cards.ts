@@ -97,3 +97,15 @@ export const UpdateCardBody = Type.Object(
   },
   { additionalProperties: false, description: 'At least one of state, fundingSources and maxSpendPerTransaction' },
 );
+
+export const CardRevealResponseSchema = Type.Object(
+  {
+    panEmbedUrl: Type.String({
+      format: 'uri',
+      description:
+        "URL of a page showing the card's PAN, CVV and expiry (in the sandbox: a sandbox PAN that passes the Luhn check and ends in the card's last4). A bearer secret: it works once, until expiresAt; never store or log it",
+    }),
+    expiresAt: Type.String({ format: 'date-time', description: 'When the URL stops working (CARD_REVEAL_TTL_MS after the request)' }),
+  },
+  { description: 'A short-lived, single-use URL to the card details' },
+);
