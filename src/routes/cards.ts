@@ -6,7 +6,7 @@ import { cardRevealPagePath } from '../schemas/sandbox-pages.js';
 
 const tags = ['Cards'];
 
-export const cardRoutes: RouteModule = (app, { cards, cardReveals }) => {
+export const cardRoutes: RouteModule = (app, { cards, cardReveals, config }) => {
   app.post(
     '/cards',
     {
@@ -82,13 +82,15 @@ export const cardRoutes: RouteModule = (app, { cards, cardReveals }) => {
         description:
           "Answers a signed URL (panEmbedUrl) to a page showing the card's PAN, CVV and expiry, and its expiresAt (CARD_REVEAL_TTL_MS, 5 minutes by default). The URL works once: " +
           'a second use, an expired or a forged URL answers 404 REFERENCE_NOT_FOUND, like an unknown path. In the sandbox the PAN is a sandbox number (Luhn-valid, ending in last4, the same for every reveal of the card). ' +
-          'Each reveal is recorded with the API token that asked for it. A production token: 501 NOT_IMPLEMENTED (no card issuer is connected here).',
+          'Each reveal is recorded with the API token that asked for it. A production token, or any token on a production deployment: 501 NOT_IMPLEMENTED (no card issuer is connected here).',
         params: IdParamSchema,
         response: { 200: CardRevealResponseSchema, ...errorResponses(400, 404, 415, 501) },
       },
     },
     async (request) => {
-      const grant = await cardReveals.reveal(request.principal.platformId, request.principal.environment, request.principal.tokenId, request.params.id, requestUnitOfWork(request));
+      // A production deployment serves no sandbox page: every token there is answered as production.
+      const environment = config.serviceEnv === 'production' ? 'production' : request.principal.environment;
+      const grant = await cardReveals.reveal(request.principal.platformId, environment, request.principal.tokenId, request.params.id, requestUnitOfWork(request));
       return { panEmbedUrl: `${request.protocol}://${request.host}${cardRevealPagePath(grant.token)}`, expiresAt: grant.expiresAt };
     },
   );
