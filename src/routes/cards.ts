@@ -16,7 +16,9 @@ export const cardRoutes: RouteModule = (app, { cards, cardReveals, config }) => 
         summary: 'Issue a card',
         description:
           'Issues a VIRTUAL card in USD to a customer of the platform, funded by fundingSources (internal accounts of the cardholder in USD, in priority order). ' +
-          'The card starts PROCESSING; in the sandbox it becomes ACTIVE shortly after, with a CARD.STATE_CHANGE webhook (production: it stays PROCESSING, no issuer is connected). ' +
+          'The card starts PROCESSING; in the sandbox the issuance suffix (last three characters of platformCardId, else cardholderId) decides what follows, each change with a CARD.STATE_CHANGE webhook: ' +
+          '001 stays PROCESSING, 002 becomes CLOSED with stateReason ISSUER_REJECTED, 005 becomes ACTIVE after SANDBOX_DELAYED_ACTIVATION_MS (30 s), any other ACTIVE at once; last4 derives from the suffix (production: it stays PROCESSING, no issuer is connected). ' +
+          'In the sandbox a funding source id ending in 002 or 003 is 400 FUNDING_SOURCE_INELIGIBLE (insufficient balance check, account closed). ' +
           "An unknown or foreign cardholderId: 400 INVALID_INPUT on that field. A funding source that is unknown, another platform's or environment's, another customer's " +
           "or not in USD: 400 FUNDING_SOURCE_INELIGIBLE, details.errors naming each fundingSources[i]. maxSpendPerTransaction, when given, caps each authorization (above it: DECLINED SPEND_LIMIT_EXCEEDED). A cardholder whose KYC (or KYB) status is not APPROVED: 400 CARDHOLDER_KYC_NOT_APPROVED.",
         body: CreateCardBody,
