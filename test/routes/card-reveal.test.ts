@@ -130,6 +130,19 @@ describeEachEngine(
       }
     });
 
+    it('under an Idempotency-Key a retry replays the first answer and records no second reveal', async () => {
+      const count = async () => (await t.services.store.db.selectFrom('card_reveals').select('id').where('card_id', '=', card.id).execute()).length;
+      const before = await count();
+      const headers = { 'idempotency-key': `reveal-${Date.now()}` };
+      const first = await caller.req('POST', `/cards/${card.id}/reveal`, undefined, headers);
+      const retry = await caller.req('POST', `/cards/${card.id}/reveal`, undefined, headers);
+      expect(first.statusCode, first.body).toBe(200);
+      expect(retry.statusCode).toBe(200);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.json()).toEqual(first.json());
+      expect(await count()).toBe(before + 1);
+    });
+
     it('needs TRANSACT, finds only the platform\'s own cards, and answers 501 to a production token', async () => {
       const viewer = (await caller.req('POST', '/tokens', { name: 'viewer', permissions: ['VIEW'] })).json();
       const asViewer = await t.app.inject({ method: 'POST', url: `${BASE}/cards/${card.id}/reveal`, headers: { authorization: basicAuth(viewer.clientId, viewer.clientSecret) } });
