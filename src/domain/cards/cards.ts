@@ -14,7 +14,7 @@ import {
   type CardState,
   type RequestedCardState,
 } from './card-lifecycle.js';
-import { DEFAULT_DELAYED_ACTIVATION_MS, fundingSourceSuffixErrors, issuanceOutcome, issuanceSuffix, last4FromSuffix, type CardIssuanceJob } from './card-issuance.js';
+import { DEFAULT_DELAYED_ACTIVATION_MS, fundingSourceSuffixErrors, issuanceOutcome, issuanceSuffix, last4FromSuffix, type CardIssuanceJob, type IssuanceOutcome } from './card-issuance.js';
 import { CARD_TRANSACTION_STATUSES } from './card-transactions.js';
 import { CARD_CURRENCY, renderCard, renderCardTransaction, type Card, type CardTransaction } from './render.js';
 import { IneligibleFundingSourceError, KycNotApprovedError, lookupableId, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
@@ -127,7 +127,7 @@ export class CardService {
   }
 
   /** Queues the sandbox issuer's answer to a new card: none for `001`, which stays PROCESSING. */
-  private async provision(uow: UnitOfWork, platformId: string, cardId: string, outcome: ReturnType<typeof issuanceOutcome>, now: number): Promise<void> {
+  private async provision(uow: UnitOfWork, platformId: string, cardId: string, outcome: IssuanceOutcome, now: number): Promise<void> {
     if (outcome === 'STAYS_PROCESSING') return;
     const payload: CardIssuanceJob = { platformId, cardId, outcome: outcome === 'ISSUER_REJECTED' ? 'ISSUER_REJECTED' : 'ACTIVE' };
     const runAt = outcome === 'DELAYED_ACTIVATION' ? now + this.delayedActivationMs : now;
