@@ -14,6 +14,8 @@ export function sandboxPageRoutes(app: ApiInstance, { cardReveals }: Services): 
     CARD_REVEAL_PAGE_ROUTE,
     {
       config: { public: true },
+      // A HEAD (a link preview, a prefetch) must not use the single-use URL up.
+      exposeHeadRoute: false,
       schema: { hide: true, params: RevealTokenParams },
       // The token in the path is a bearer secret: the request log shows the route, not the token.
       logSerializers: { req: (req: FastifyRequest) => ({ method: req.method, url: CARD_REVEAL_PAGE_LOGGED }) },

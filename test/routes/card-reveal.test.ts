@@ -73,8 +73,10 @@ describeEachEngine(
       expect(luhn(otherPan)).toBe(true);
     });
 
-    it('works once: a second use, two uses at once, a forged or truncated token all get one 200 at most, else 404 REFERENCE_NOT_FOUND', async () => {
+    it('works once: a HEAD does not use it up; a second use, two uses at once, a forged or truncated token all get one 200 at most, else 404 REFERENCE_NOT_FOUND', async () => {
       const grant = await reveal();
+      const head = await t.app.inject({ method: 'HEAD', url: new URL(grant.panEmbedUrl).pathname });
+      expect(head.statusCode).toBeGreaterThanOrEqual(400);
       expect((await open(grant.panEmbedUrl)).statusCode).toBe(200);
       const second = await open(grant.panEmbedUrl);
       expect(expectErrorObject(second, 'second use')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
