@@ -79,6 +79,10 @@ const SETTINGS = {
   rateLimitWindowMs: env('RATE_LIMIT_WINDOW_MS', Type.Integer({ default: 60_000, minimum: 1_000 })),
   // Sandbox: how long the pull of an authorization whose descriptor ends in 005 stays pending (Grid: about 30 s).
   sandboxDelayedPullMs: env('SANDBOX_DELAYED_PULL_MS', Type.Integer({ default: 30_000, minimum: 0 })),
+  // Sandbox: how long a card whose issuance suffix is 005 stays PROCESSING before it is activated (Grid: about 30 s).
+  sandboxDelayedActivationMs: env('SANDBOX_DELAYED_ACTIVATION_MS', Type.Integer({ default: 30_000, minimum: 0 })),
+  // Sandbox: how long a card reveal URL works (Grid: within minutes); it works once.
+  cardRevealTtlMs: env('CARD_REVEAL_TTL_MS', Type.Integer({ default: 300_000, minimum: 100, maximum: 3_600_000 })),
   // Bytes of owner pages one process keeps to answer again after a version check; 0 keeps none.
   ownerPageCacheBytes: env('OWNER_PAGE_CACHE_BYTES', Type.Integer({ default: 33_554_432, minimum: 0, maximum: 4_294_967_296 })),
 };

@@ -5,6 +5,7 @@ import { migrateToLatest } from './store/migrator.js';
 import { loadOrCreateSecret } from './store/settings-repo.js';
 import { openStore, type Store } from './store/store.js';
 import { BeneficialOwnerService } from './domain/customers/beneficial-owners.js';
+import { CardReveals } from './domain/cards/card-reveals.js';
 import { CardSimulations } from './domain/cards/card-simulations.js';
 import { CardService } from './domain/cards/cards.js';
 import { CustomerService } from './domain/customers/customers.js';
@@ -30,6 +31,8 @@ export interface Services {
   beneficialOwners: BeneficialOwnerService;
   cards: CardService;
   cardSimulations: CardSimulations;
+  /** Sandbox card reveals: single-use signed URLs to a page with the card's details. */
+  cardReveals: CardReveals;
   internalAccounts: InternalAccountService;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
@@ -41,8 +44,14 @@ export interface Services {
   sendWebhook: SendWebhook;
 }
 
-export function createServices(config: Config, store: Store, cursorKey: Buffer, sendWebhook: SendWebhook = noWebhookSender): Services {
-  const cursors = new Cursors(cursorKey);
+/** The server secrets kept in the settings table, loaded once at start-up. */
+export interface ServerKeys {
+  cursorKey: Buffer;
+  cardRevealKey: Buffer;
+}
+
+export function createServices(config: Config, store: Store, keys: ServerKeys, sendWebhook: SendWebhook = noWebhookSender): Services {
+  const cursors = new Cursors(keys.cursorKey);
   // A commit that enqueued jobs wakes this process's worker (it listens itself) and, on PostgreSQL, every other process's.
   const wakeups = store.wakeups;
   if (wakeups) store.onJobsEnqueued(() => wakeups.notify(JOBS_WAKEUP_CHANNEL));
@@ -55,13 +64,14 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     customers: new CustomerService(store, cursors, config.sandboxKycApprovalDelayMs),
     kyc: new KycService(store),
     beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
-    cards: new CardService(store, cursors),
+    cards: new CardService(store, cursors, config.sandboxDelayedActivationMs),
     cardSimulations: new CardSimulations(store),
+    cardReveals: new CardReveals(store, keys.cardRevealKey, config.cardRevealTtlMs),
     internalAccounts: new InternalAccountService(store, cursors),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     idempotencyKeys: new IdempotencyKeys(store),
-    consoleSessionKey: Buffer.from(hkdfSync('sha256', cursorKey, '', 'console-session', 32)),
+    consoleSessionKey: Buffer.from(hkdfSync('sha256', keys.cursorKey, '', 'console-session', 32)),
     sendWebhook,
   };
 }
@@ -74,8 +84,8 @@ export async function openServices(config: Config, sendWebhook?: SendWebhook): P
   const store = openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous });
   try {
     await migrateToLatest(store);
-    const cursorKey = await loadOrCreateSecret(store.db, 'cursor_key');
-    return createServices(config, store, cursorKey, sendWebhook);
+    const keys = { cursorKey: await loadOrCreateSecret(store.db, 'cursor_key'), cardRevealKey: await loadOrCreateSecret(store.db, 'card_reveal_key') };
+    return createServices(config, store, keys, sendWebhook);
   } catch (err) {
     await store.close();
     throw err;

@@ -3,14 +3,16 @@
  * (or uses BASE_URL + CLIENT_ID + CLIENT_SECRET), starts a local receiver that verifies both
  * signatures of every webhook (X-Grid-Signature with Node's crypto and the platform's public key,
  * the Standard Webhooks headers with the standardwebhooks package), and walks through customers,
- * owners, a funded card and its simulators, printing each request, response and webhook with both
- * checks and the account's balances after each step. Exits 0 only if the test webhook and every
- * expected event arrived verified both ways and every balance is what the ledger's arithmetic says.
+ * owners, a funded card and its simulators, and a card reveal, printing each request, response and
+ * webhook with both checks and the account's balances after each step. Exits 0 only if the test
+ * webhook and every expected event arrived verified both ways, every balance is what the ledger's
+ * arithmetic says, and the reveal URL showed a Luhn-valid PAN ending in last4 once.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServerProcess } from './server-process.js';
+import luhnValid from 'fast-luhn';
 import { WebhookReceiver, type ReceivedWebhook } from './webhook-receiver.js';
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
@@ -125,6 +127,17 @@ async function main(): Promise<number> {
     }
     return false;
   };
+  /** Opens the reveal URL twice: the page once (its PAN shown masked here), then 404. True when both are as documented. */
+  const revealCard = async (card: { id: string; last4: string }): Promise<boolean> => {
+    const { panEmbedUrl, expiresAt } = (await call('POST', `/cards/${card.id}/reveal`)).json;
+    const page = await fetch(panEmbedUrl);
+    const pan = /id="pan">([\d ]+)</.exec(await page.text())?.[1]?.replaceAll(' ', '') ?? '';
+    const valid = page.status === 200 && pan.endsWith(card.last4) && luhnValid(pan);
+    console.log(`   ${valid ? green('✓') : red('✗')} the page answered ${page.status}: PAN ${'•'.repeat(Math.max(0, pan.length - 4))}${pan.slice(-4)} (Luhn ${luhnValid(pan) ? 'valid' : 'invalid'}), until ${expiresAt}`);
+    const again = await fetch(panEmbedUrl);
+    console.log(`   ${again.status === 404 ? green('✓') : red('✗')} a second use answered ${again.status} ${(await again.json()).code}`);
+    return valid && again.status === 404;
+  };
   const waitForWebhook = async (token: string, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!arrived.has(token) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -155,6 +168,7 @@ async function main(): Promise<number> {
     return match();
   };
   let fundingWebhook: ReceivedWebhook | undefined;
+  let revealed = false;
 
   try {
     console.log(bold('\n1. Point the platform\'s webhooks at a local receiver'));
@@ -221,8 +235,8 @@ async function main(): Promise<number> {
     fundingWebhook = await waitForBalanceWebhook(account.id, 10_000);
     console.log(`   ${fundingWebhook ? green('✓') : red('✗')} INTERNAL_ACCOUNT.BALANCE_UPDATED for the funding ${fundingWebhook ? 'arrived verified both ways' : 'did not arrive'}`);
     await showBalance('funding 10000', customer.id, { available: 10_000, total: 10_000 });
-    const issued = (await call('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account.id] })).json;
-    console.log(dim(`   The card starts ${issued.state}; the issuer makes it ACTIVE shortly after (CARD.STATE_CHANGE).`));
+    const issued = (await call('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', platformCardId: 'demo-card-042', fundingSources: [account.id] })).json;
+    console.log(dim(`   The card starts ${issued.state}; the issuer makes it ACTIVE shortly after (CARD.STATE_CHANGE). Its last4 ${issued.last4} comes from the suffix 042 of platformCardId.`));
     const active = await poll(async () => ((await quiet('GET', `/cards/${issued.id}`)).state === 'ACTIVE' ? true : undefined), 10_000);
     if (!active) throw new Error(`card ${issued.id} did not become ACTIVE`);
     const card = (await call('GET', `/cards/${issued.id}`)).json;
@@ -259,6 +273,8 @@ async function main(): Promise<number> {
     await simulate('financial_credit_auth', card.id, 'financial_credit_authorization', { amount: 300, currency: { code: 'USD' }, merchant: { descriptor: 'ACME PAYOUTS', mcc: '6012', country: 'US' } }, 'CARD_TRANSACTION.SETTLED');
     await showBalance('financial credit (credited at once)', customer.id, { available: 5_800, total: 5_800 });
     await simulate('balance_inquiry', card.id, 'balance_inquiry', { merchant: { descriptor: 'SHELL OIL 12345678', mcc: '5541', country: 'US' } }, 'CARD_TRANSACTION.SETTLED');
+    console.log(bold('\n9. Reveal the card: a single-use URL to a page with its PAN, CVV and expiry'));
+    revealed = await revealCard(card);
 
     console.log(bold('\n9. The event log'));
     await call('GET', '/webhook-events?limit=10');
@@ -271,9 +287,10 @@ async function main(): Promise<number> {
   }
 
   console.log(bold('\nSummary'));
-  let ok = expectations.length === 12 && testWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 11;
+  let ok = expectations.length === 12 && testWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 11 && revealed;
   console.log(`  ${testWebhook?.verified ? green('✓') : red('✗')} ${'test webhook'.padEnd(24)} ${''.padEnd(40)} expected ${'TEST'.padEnd(26)} got ${testWebhook ? `${String(testWebhook.payload?.type)} ${testWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
   console.log(`  ${fundingWebhook ? green('✓') : red('✗')} ${'funding'.padEnd(24)} ${''.padEnd(40)} expected ${'INTERNAL_ACCOUNT.BALANCE_UPDATED'.padEnd(26)} got ${fundingWebhook ? 'it, verified both ways' : 'no webhook'}`);
+  console.log(`  ${revealed ? green('✓') : red('✗')} ${'card reveal'.padEnd(24)} ${''.padEnd(40)} expected a Luhn-valid PAN ending in last4, once; got ${revealed ? 'it' : 'something else'}`);
   for (const e of expectations) {
     const got = e.webhook;
     const good = got !== undefined && got.verified && got.payload?.type === e.type;

@@ -68,7 +68,7 @@ export const WEBHOOKS = {
   'card-state-change': delivery(
     'cardStateChangeWebhook',
     'Card state changed',
-    'CARD.STATE_CHANGE: a new sandbox card became ACTIVE, or PATCH /cards/{id} froze, unfroze or closed a card; sent in the same transaction as the change, with the card after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    'CARD.STATE_CHANGE: a new sandbox card became ACTIVE, or CLOSED with stateReason ISSUER_REJECTED (issuance suffix 002), or PATCH /cards/{id} froze, unfroze or closed a card; sent in the same transaction as the change, with the card after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     CardStateChangeWebhookSchema,
   ),
   'card-funding-source-change': delivery(

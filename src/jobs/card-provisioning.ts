@@ -1,13 +1,14 @@
-import { CARD_PROVISIONING_JOB, landCardProvisioning, type CardProvisioningJob } from '../domain/cards/card-lifecycle.js';
+import { landCardIssuance, type CardIssuanceJob } from '../domain/cards/card-issuance.js';
+import { CARD_PROVISIONING_JOB } from '../domain/cards/card-lifecycle.js';
 import { INTERNAL_RETRY_SCHEDULE_MS } from './backoff.js';
 import type { JobHandler } from './types.js';
 
-/** Makes new sandbox cards ACTIVE, in the worker's batch. */
+/** Delivers the sandbox issuer's answer to a new card (ACTIVE, or CLOSED ISSUER_REJECTED), in the worker's batch. */
 export const cardProvisioningHandler: JobHandler = {
   kind: CARD_PROVISIONING_JOB,
   retryScheduleMs: () => INTERNAL_RETRY_SCHEDULE_MS,
   async run(job) {
-    const payload = JSON.parse(job.payload) as CardProvisioningJob;
-    return { outcome: 'done', write: (uow) => landCardProvisioning(uow, payload) };
+    const payload = JSON.parse(job.payload) as CardIssuanceJob;
+    return { outcome: 'done', write: (uow) => landCardIssuance(uow, payload, Date.now()) };
   },
 };

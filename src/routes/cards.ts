@@ -1,11 +1,12 @@
-import { CardSchema, CreateCardBody, ListCardsQuery, UpdateCardBody } from '../schemas/cards.js';
+import { CardRevealResponseSchema, CardSchema, CreateCardBody, ListCardsQuery, UpdateCardBody } from '../schemas/cards.js';
 import { errorResponses, IdParamSchema, pageSchema } from '../schemas/common.js';
 import { memberOf, type RouteModule } from './types.js';
 import { requestUnitOfWork } from '../http/idempotency.js';
+import { cardRevealPagePath } from '../schemas/sandbox-pages.js';
 
 const tags = ['Cards'];
 
-export const cardRoutes: RouteModule = (app, { cards }) => {
+export const cardRoutes: RouteModule = (app, { cards, cardReveals, config }) => {
   app.post(
     '/cards',
     {
@@ -15,7 +16,9 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
         summary: 'Issue a card',
         description:
           'Issues a VIRTUAL card in USD to a customer of the platform, funded by fundingSources (internal accounts of the cardholder in USD, in priority order). ' +
-          'The card starts PROCESSING; in the sandbox it becomes ACTIVE shortly after, with a CARD.STATE_CHANGE webhook (production: it stays PROCESSING, no issuer is connected). ' +
+          'The card starts PROCESSING; in the sandbox the issuance suffix (last three characters of platformCardId, else cardholderId) decides what follows, each change with a CARD.STATE_CHANGE webhook: ' +
+          '001 stays PROCESSING, 002 becomes CLOSED with stateReason ISSUER_REJECTED, 005 becomes ACTIVE after SANDBOX_DELAYED_ACTIVATION_MS (30 s), any other ACTIVE at once; last4 derives from the suffix (production: it stays PROCESSING, no issuer is connected). ' +
+          'In the sandbox a funding source id ending in 002 or 003 is 400 FUNDING_SOURCE_INELIGIBLE (insufficient balance check, account closed). ' +
           "An unknown or foreign cardholderId: 400 INVALID_INPUT on that field. A funding source that is unknown, another platform's or environment's, another customer's " +
           "or not in USD: 400 FUNDING_SOURCE_INELIGIBLE, details.errors naming each fundingSources[i]. maxSpendPerTransaction, when given, caps each authorization (above it: DECLINED SPEND_LIMIT_EXCEEDED). A cardholder whose KYC (or KYB) status is not APPROVED: 400 CARDHOLDER_KYC_NOT_APPROVED.",
         body: CreateCardBody,
@@ -67,7 +70,31 @@ export const cardRoutes: RouteModule = (app, { cards }) => {
         response: { 200: CardSchema, ...errorResponses(400, 404, 409, 415) },
       },
     },
-    async (request) => cards.update(request.principal.platformId, request.params.id, request.body, requestUnitOfWork(request)),
+    async (request) => cards.update(request.principal.platformId, request.principal.environment, request.params.id, request.body, requestUnitOfWork(request)),
+  );
+
+  app.post(
+    '/cards/:id/reveal',
+    {
+      // It hands out the full card details: a TRANSACT token at least.
+      config: { permission: 'TRANSACT' },
+      schema: {
+        tags,
+        summary: 'Reveal card details',
+        description:
+          "Answers a signed URL (panEmbedUrl) to a page showing the card's PAN, CVV and expiry, and its expiresAt (CARD_REVEAL_TTL_MS, 5 minutes by default). The URL works once: " +
+          'a second use, an expired or a forged URL answers 404 REFERENCE_NOT_FOUND, like an unknown path. In the sandbox the PAN is a sandbox number (Luhn-valid, ending in last4, the same for every reveal of the card). ' +
+          'Each reveal is recorded with the API token that asked for it. A production token, or any token on a production deployment: 501 NOT_IMPLEMENTED (no card issuer is connected here).',
+        params: IdParamSchema,
+        response: { 200: CardRevealResponseSchema, ...errorResponses(400, 404, 415, 501) },
+      },
+    },
+    async (request) => {
+      // A production deployment serves no sandbox page: every token there is answered as production.
+      const environment = config.serviceEnv === 'production' ? 'production' : request.principal.environment;
+      const grant = await cardReveals.reveal(request.principal.platformId, environment, request.principal.tokenId, request.params.id, requestUnitOfWork(request));
+      return { panEmbedUrl: `${request.protocol}://${request.host}${cardRevealPagePath(grant.token)}`, expiresAt: grant.expiresAt };
+    },
   );
 
   app.get(

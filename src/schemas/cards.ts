@@ -25,13 +25,14 @@ export const CardSchema = Type.Object(
     platformCardId: Type.String({ description: 'Platform-specific card identifier; generated when not given' }),
     state: Type.Enum([...CARD_STATES], {
       description:
-        'A new card is PROCESSING; in the sandbox it becomes ACTIVE shortly after (CARD.STATE_CHANGE), a production card stays PROCESSING (no issuer is connected). ' +
+        'A new card is PROCESSING; in the sandbox the last three characters of platformCardId (else cardholderId) decide what follows: 001 stays PROCESSING, 002 becomes CLOSED (ISSUER_REJECTED), ' +
+        '005 becomes ACTIVE after SANDBOX_DELAYED_ACTIVATION_MS, any other ACTIVE at once, each change with CARD.STATE_CHANGE; a production card stays PROCESSING (no issuer is connected). ' +
         'PATCH /cards/{id} moves it between ACTIVE and FROZEN, and to CLOSED (final). PENDING_KYC is never used here: issuance needs the cardholder APPROVED',
     }),
-    stateReason: Type.Union([Type.Enum([...CARD_STATE_REASONS]), Type.Null()], { description: 'CLOSED_BY_PLATFORM once the platform closed the card; otherwise null' }),
+    stateReason: Type.Union([Type.Enum([...CARD_STATE_REASONS]), Type.Null()], { description: 'CLOSED_BY_PLATFORM once the platform closed the card, ISSUER_REJECTED when the issuer refused to provision it (sandbox suffix 002); otherwise null' }),
     brand: Type.Enum(['VISA', 'MASTERCARD']),
     form: Type.Enum(['VIRTUAL']),
-    last4: Type.String({ pattern: '^[0-9]{4}$' }),
+    last4: Type.String({ pattern: '^[0-9]{4}$', description: 'In the sandbox: 4 then a digit per character of the issuance suffix (the last three characters of platformCardId, else cardholderId)' }),
     expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
     expYear: Type.Integer(),
     fundingSources: Type.Array(Type.String(), { description: "Internal account ids of the cardholder in the card's currency, in priority order; at least one" }),
@@ -44,7 +45,8 @@ export const CardSchema = Type.Object(
 );
 
 const FUNDING_SOURCES_RULE =
-  "Internal account ids, in priority order: each must be an internal account of the cardholder in the card's currency (USD), else 400 FUNDING_SOURCE_INELIGIBLE naming fundingSources[i]";
+  "Internal account ids, in priority order: each must be an internal account of the cardholder in the card's currency (USD), else 400 FUNDING_SOURCE_INELIGIBLE naming fundingSources[i]. " +
+  'In the sandbox an id ending in 002 (insufficient balance check) or 003 (account closed) is refused that way too, whatever the account';
 const fundingSources = (description: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, uniqueItems: true, description });
 
@@ -96,4 +98,16 @@ export const UpdateCardBody = Type.Object(
     ),
   },
   { additionalProperties: false, description: 'At least one of state, fundingSources and maxSpendPerTransaction' },
+);
+
+export const CardRevealResponseSchema = Type.Object(
+  {
+    panEmbedUrl: Type.String({
+      format: 'uri',
+      description:
+        "URL of a page showing the card's PAN, CVV and expiry (in the sandbox: a sandbox PAN that passes the Luhn check and ends in the card's last4). A bearer secret: it works once, until expiresAt; never store or log it",
+    }),
+    expiresAt: Type.String({ format: 'date-time', description: 'When the URL stops working (CARD_REVEAL_TTL_MS after the request)' }),
+  },
+  { description: 'A short-lived, single-use URL to the card details' },
 );

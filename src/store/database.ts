@@ -1,4 +1,5 @@
 import type { BeneficialOwnerTables } from './tables/beneficial-owners.js';
+import type { CardRevealTables } from './tables/card-reveals.js';
 import type { CardTables } from './tables/cards.js';
 import type { CustomerTables } from './tables/customers.js';
 import type { FoundationTables } from './tables/foundation.js';
@@ -9,6 +10,6 @@ import type { WebhookEventRow, WebhookEventTables } from './tables/webhook-event
 import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhooks.js';
 
 /** Every table the service knows, as Kysely sees it; each table group declares its own file. */
-export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables, InternalAccountTables {
+export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables, InternalAccountTables {
   webhook_events: WebhookEventRow & WebhookEventDeliveryColumns;
 }

@@ -29,5 +29,7 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/✓ authorization_expiry #1 +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.EXPIRED +got CARD_TRANSACTION\.EXPIRED verified both ways/);
     expect(stdout).toMatch(/✓ return_reversal #2 +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.SETTLED +got CARD_TRANSACTION\.SETTLED verified both ways/);
     expect(stdout).toContain('0 failed verification');
+    expect(stdout).toMatch(/✓ the page answered 200: PAN •{12}4042 \(Luhn valid\)/);
+    expect(stdout).toMatch(/✓ a second use answered 404 REFERENCE_NOT_FOUND/);
   });
 });

@@ -424,7 +424,7 @@ function problemsOf(method: string, answer: Answer): string[] {
   return out;
 }
 
-function templatesFor(ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string }, body: { customer: unknown; owner: unknown }): Record<string, Template> {
+function templatesFor(ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string; revealPage: string }, body: { customer: unknown; owner: unknown }): Record<string, Template> {
   const sim = (kind: string, b: unknown): Template => ({ method: 'POST', path: `${BASE}/sandbox/cards/:id/simulate/${kind}`, id: ids.card, body: b });
   return {
     'POST /customers': { method: 'POST', path: `${BASE}/customers`, body: body.customer },
@@ -443,6 +443,8 @@ function templatesFor(ids: { customer: string; deletable: string; account: strin
     'POST /sandbox/customers/:customerId/kyc': { method: 'POST', path: `${BASE}/sandbox/customers/:id/kyc`, id: ids.customer, body: { status: 'APPROVED' } },
     'GET /cards': { method: 'GET', path: `${BASE}/cards`, query: { cardholderId: ids.customer, limit: '3' } },
     'GET /cards/:id': { method: 'GET', path: `${BASE}/cards/:id`, id: ids.card },
+    'POST /cards/:id/reveal': { method: 'POST', path: `${BASE}/cards/:id/reveal`, id: ids.card },
+    'GET /sandbox-pages/cards/reveal/:token': { method: 'GET', path: '/sandbox-pages/cards/reveal/:id', id: ids.revealPage.split('/').pop()! },
     'GET /transactions': { method: 'GET', path: `${BASE}/transactions`, query: { cardId: ids.card, limit: '3' } },
     'GET /transactions/:id': { method: 'GET', path: `${BASE}/transactions/:id`, id: ids.transaction },
     'POST /sandbox/cards/:id/simulate/authorization': sim('authorization', { amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE', mcc: '5814', country: 'US' } }),
@@ -577,9 +579,10 @@ async function fixtures(t: TestApp) {
   const auth = await t.caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 5000, currency: { code: 'USD' }, merchant: { descriptor: 'ACME' } });
   const token = await t.caller.req('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] });
   const accounts = await t.caller.req('GET', `/customers/internal-accounts?customerId=${customer}`);
-  for (const res of [owner, auth, token, accounts]) expect(res.statusCode, res.body).toBeLessThan(300);
+  const reveal = await t.caller.req('POST', `/cards/${cardId}/reveal`);
+  for (const res of [owner, auth, token, accounts, reveal]) expect(res.statusCode, res.body).toBeLessThan(300);
   const deletable = await createBusiness(t.caller, 2);
-  const ids = { customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id };
+  const ids = { customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id, revealPage: new URL(reveal.json().panEmbedUrl).pathname };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }
 

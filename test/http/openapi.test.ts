@@ -291,6 +291,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /sandbox/customers/{customerId}/kyc': { id: customer, body: () => ({ status: 'APPROVED' }) },
     'GET /cards': { query: `cardholderId=${cardholder}` },
     'GET /cards/{id}': { id: card },
+    'POST /cards/{id}/reveal': { id: card },
     'GET /transactions': { query: `cardId=${card}` },
     'GET /transactions/{id}': { id: open },
     'POST /sandbox/cards/{id}/simulate/authorization': { id: card, body: () => authorization },

@@ -46,6 +46,16 @@ describeEachEngine(
       expect(paths.filter((p) => p.includes('sandbox'))).toEqual([]);
     });
 
+    it('answers a card reveal 501 whatever the token, and serves no reveal page', async () => {
+      const res = await t.caller.req('POST', '/cards/Card:019542f5-b3e7-7d02-8000-00000000dead/reveal');
+      expect(res.statusCode, res.body).toBe(501);
+      expect(res.json().code).toBe('NOT_IMPLEMENTED');
+      const page = await t.app.inject({ method: 'GET', url: '/sandbox-pages/cards/reveal/x.y' });
+      const unknown = await t.app.inject({ method: 'GET', url: '/sandbox-pages/cards/reveal-nope/x.y' });
+      expect([page.statusCode, page.json().code]).toEqual([unknown.statusCode, unknown.json().code]);
+      expect(page.statusCode).toBeGreaterThanOrEqual(400);
+    });
+
     it('still serves the other operations', async () => {
       expect((await t.caller.req('GET', '/tokens')).statusCode).toBe(200);
     });

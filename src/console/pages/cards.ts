@@ -61,11 +61,11 @@ export const cardPages: PageModule = (scope, { services }) => {
   });
 
   scope.post('/cards/:id/state', async (request, reply) => {
-    const { platformId } = requirePermission(request, 'TRANSACT');
+    const { platformId, environment } = requirePermission(request, 'TRANSACT');
     const { id } = request.params as { id: string };
     const state = REQUESTABLE_CARD_STATES.find((s) => s === (request.body as Record<string, unknown> | undefined)?.state);
     if (!state) throw new ValidationError([{ field: 'state', message: `must be one of ${REQUESTABLE_CARD_STATES.join(', ')}` }]);
-    await services.cards.update(platformId, id, { state });
+    await services.cards.update(platformId, environment, id, { state });
     return reply.redirect(`/console/cards/${encodeURIComponent(id)}?state=${state}`, 303);
   });
 };

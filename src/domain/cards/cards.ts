@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import * as repo from '../../store/cards-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import type { Store } from '../../store/store.js';
@@ -12,10 +11,10 @@ import {
   CARD_STATE_CHANGE_EVENT,
   fundingSourceErrors,
   nextCardState,
-  type CardProvisioningJob,
   type CardState,
   type RequestedCardState,
 } from './card-lifecycle.js';
+import { DEFAULT_DELAYED_ACTIVATION_MS, fundingSourceSuffixErrors, issuanceOutcome, issuanceSuffix, last4FromSuffix, type CardIssuanceJob, type IssuanceOutcome } from './card-issuance.js';
 import { CARD_TRANSACTION_STATUSES } from './card-transactions.js';
 import { CARD_CURRENCY, renderCard, renderCardTransaction, type Card, type CardTransaction } from './render.js';
 import { IneligibleFundingSourceError, KycNotApprovedError, lookupableId, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
@@ -77,24 +76,32 @@ export class CardService {
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
+    /** How long a sandbox card whose suffix is `005` stays PROCESSING before it is activated. */
+    private readonly delayedActivationMs = DEFAULT_DELAYED_ACTIVATION_MS,
   ) {}
+
+  /** Every timestamp this service writes. */
+  private now(): number {
+    return Date.now();
+  }
 
   /**
    * Issues a card PROCESSING, funded by the cardholder's internal accounts in the card's currency,
-   * to a cardholder whose KYC/KYB is APPROVED. In the sandbox a job makes it ACTIVE shortly after
-   * (card-lifecycle.ts), as an issuer would; production has no issuer connected: it stays PROCESSING.
-   * `within`: the request's unit of work, when it has one (an Idempotency-Key).
+   * to a cardholder whose KYC/KYB is APPROVED. In the sandbox the issuance suffix (card-issuance.ts)
+   * decides what a job later does to it, as an issuer would; production has no issuer connected:
+   * it stays PROCESSING. `within`: the request's unit of work, when it has one (an Idempotency-Key).
    */
   async create(platformId: string, environment: Environment, input: CreateCardInput, within?: UnitOfWork): Promise<Card> {
     return this.store.transaction(async (uow) => {
       const holder = await findCustomer(uow.db, platformId, input.cardholderId);
       if (!holder) throw new ValidationError([{ field: 'cardholderId', message: 'is not a customer of this platform' }]);
-      const ineligible = await fundingSourceErrors(uow.db, platformId, holder.id, CARD_CURRENCY, input.fundingSources);
+      const ineligible = await this.fundingErrors(uow, platformId, holder.id, CARD_CURRENCY, input.fundingSources, environment);
       if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       if (holder.kyc_status !== 'APPROVED') throw new KycNotApprovedError(holder.id, holder.kyc_status);
-      const now = Date.now();
+      const now = this.now();
       const id = newId('Card');
       const expiry = new Date(now);
+      const suffix = issuanceSuffix(input.platformCardId, holder.id);
       const row: CardRow = {
         id,
         platform_id: platformId,
@@ -104,7 +111,7 @@ export class CardService {
         state_reason: null,
         form: input.form,
         brand: 'VISA',
-        last4: String(randomInt(0, 10_000)).padStart(4, '0'),
+        last4: last4FromSuffix(suffix),
         exp_month: expiry.getUTCMonth() + 1,
         exp_year: expiry.getUTCFullYear() + 3,
         currency: CARD_CURRENCY,
@@ -114,12 +121,25 @@ export class CardService {
         updated_at: now,
       };
       await repo.insertCard(uow, row);
-      if (environment === 'sandbox') {
-        const payload: CardProvisioningJob = { platformId, cardId: id };
-        await enqueueJob(uow, { id: newId('Job'), kind: CARD_PROVISIONING_JOB, payload, queueKey: id }, now);
-      }
+      if (environment === 'sandbox') await this.provision(uow, platformId, id, issuanceOutcome(suffix), now);
       return renderCard(row);
     }, within);
+  }
+
+  /** Queues the sandbox issuer's answer to a new card: none for `001`, which stays PROCESSING. */
+  private async provision(uow: UnitOfWork, platformId: string, cardId: string, outcome: IssuanceOutcome, now: number): Promise<void> {
+    if (outcome === 'STAYS_PROCESSING') return;
+    const payload: CardIssuanceJob = { platformId, cardId, outcome: outcome === 'ISSUER_REJECTED' ? 'ISSUER_REJECTED' : 'ACTIVE' };
+    const runAt = outcome === 'DELAYED_ACTIVATION' ? now + this.delayedActivationMs : now;
+    await enqueueJob(uow, { id: newId('Job'), kind: CARD_PROVISIONING_JOB, payload, queueKey: cardId, runAt }, now);
+  }
+
+  /** Why each funding source cannot be bound: in the sandbox Grid's suffixes first, then the account checks. */
+  private async fundingErrors(uow: UnitOfWork, platformId: string, cardholderId: string, currency: string, ids: string[], environment: Environment): Promise<FieldError[]> {
+    const bySuffix = environment === 'sandbox' ? fundingSourceSuffixErrors(ids) : [];
+    const suffixed = new Set(bySuffix.map((e) => e.field));
+    const byAccount = await fundingSourceErrors(uow.db, platformId, cardholderId, currency, ids);
+    return [...bySuffix, ...byAccount.filter((e) => !suffixed.has(e.field))].sort((a, b) => fieldIndex(a.field) - fieldIndex(b.field));
   }
 
   /**
@@ -128,7 +148,7 @@ export class CardService {
    * limit. Each state change records a CARD.STATE_CHANGE event; given funding sources record a
    * CARD.FUNDING_SOURCE_CHANGE event; a limit change records none (the document has no event for it).
    */
-  async update(platformId: string, id: string, change: CardUpdate, within?: UnitOfWork): Promise<Card> {
+  async update(platformId: string, environment: Environment, id: string, change: CardUpdate, within?: UnitOfWork): Promise<Card> {
     const changesLimit = change.maxSpendPerTransaction !== undefined;
     if (change.state === undefined && change.fundingSources === undefined && !changesLimit) {
       throw new ValidationError([{ field: 'state', message: 'or fundingSources or maxSpendPerTransaction is required: give at least one of the three' }]);
@@ -142,10 +162,10 @@ export class CardService {
       if (!row) throw new NotFoundError('Card', id);
       const state = nextCardState(row, change.state, change.fundingSources !== undefined || changesLimit);
       if (change.fundingSources !== undefined) {
-        const ineligible = await fundingSourceErrors(uow.db, platformId, row.cardholder_id, row.currency, change.fundingSources);
+        const ineligible = await this.fundingErrors(uow, platformId, row.cardholder_id, row.currency, change.fundingSources, environment);
         if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       }
-      const now = Date.now();
+      const now = this.now();
       const after: CardRow = {
         ...row,
         state,
@@ -238,3 +258,5 @@ export class CardService {
     return this.cursors.page(scope, q, rows, total, (r) => renderCardTransaction(r, r.platform_customer_id, byTxn.get(r.id) ?? []));
   }
 }
+
+const fieldIndex = (field: string) => Number(/\[(\d+)\]/.exec(field)?.[1] ?? 0);

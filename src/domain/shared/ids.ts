@@ -23,7 +23,12 @@ export function idBoundAt(type: IdType, ms: number): string {
   return `${type}:${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
 }
 
-/** `<Type>:<uuid v7>`: globally unique, and sorts by creation time. */
+/** The sandbox guide's magic suffixes on ids (docs/cards.md): a platform meets them on purpose, never by the draw. */
+const MAGIC_SUFFIX = /(?:001|002|003|005)$/;
+
+/** `<Type>:<uuid v7>`: globally unique, sorts by creation time, never ends in a magic suffix. */
 export function newId(type: IdType): string {
-  return `${type}:${uuidv7()}`;
+  let uuid = uuidv7();
+  while (MAGIC_SUFFIX.test(uuid)) uuid = uuidv7();
+  return `${type}:${uuid}`;
 }

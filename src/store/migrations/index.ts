@@ -16,6 +16,7 @@ import { m014JobQueue } from './014-job-queue.js';
 import { m015OwnerVersions } from './015-owner-versions.js';
 import { m016CardSpendLimits } from './016-card-spend-limits.js';
 import { m017CardDirections } from './017-card-directions.js';
+import { m018CardReveals } from './018-card-reveals.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '015_owner_versions': m015OwnerVersions,
   '016_card_spend_limits': m016CardSpendLimits,
   '017_card_directions': m017CardDirections,
+  '018_card_reveals': m018CardReveals,
 };
