@@ -1,11 +1,7 @@
 import { findAccount } from '../../store/accounts-repo.js';
-import * as repo from '../../store/cards-repo.js';
 import type { Executor } from '../../store/store.js';
-import type { UnitOfWork } from '../../store/unit-of-work.js';
 import type { CardRow } from '../../store/tables/cards.js';
-import { renderCard } from './render.js';
 import { CardClosedError, InvalidStateError, type FieldError } from '../shared/errors.js';
-import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 export type CardState = 'PENDING_KYC' | 'PROCESSING' | 'ACTIVE' | 'FROZEN' | 'CLOSED';
 /** The states a platform may ask for with PATCH /cards/{id}. */
@@ -59,16 +55,4 @@ export function nextCardState(card: Pick<CardRow, 'id' | 'state'>, requested: Re
     throw new InvalidStateError(`Card ${card.id} is ${from} and cannot become ${requested}: ${needs}`, from);
   }
   return requested;
-}
-
-/**
- * The issuer's answer to a new sandbox card, in the worker's commit: a card still PROCESSING
- * becomes ACTIVE with a CARD.STATE_CHANGE event; one closed meanwhile stays as it is.
- */
-export async function landCardProvisioning(uow: UnitOfWork, job: CardProvisioningJob, now = Date.now()): Promise<void> {
-  const card = await repo.lockCard(uow, job.platformId, job.cardId);
-  if (!card || card.state !== 'PROCESSING') return;
-  const after: CardRow = { ...card, state: 'ACTIVE', updated_at: now };
-  await repo.updateCard(uow.db, card.id, { state: after.state, updated_at: now });
-  await recordWebhookEvent(uow, { platformId: card.platform_id, type: CARD_STATE_CHANGE_EVENT, fields: { data: renderCard(after) } }, now);
 }
