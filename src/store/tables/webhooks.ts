@@ -18,7 +18,7 @@ export interface PlatformWebhookConfigRow {
   embedded_wallet_config: string | null;
   card_tokenization_2fa_config: string | null;
   fee_configs: string | null;
-  /** 1: a new sandbox customer's KYC/KYB is approved shortly after creation. Added by migration 012, default 1. */
+  /** Read by nothing since migration 020 removed the sandbox's automatic KYC approval (added by 012, default 1). */
   sandbox_kyc_auto_approval: number;
   created_at: number;
   updated_at: number;
