@@ -95,7 +95,7 @@ describeEachEngine('OpenAPI document', (t) => {
       for (const { key, method, path, op } of operations) {
         seen.set(key, new Set());
         const v = valid[key]!;
-        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
+        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId|verificationId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
         const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) =>
           caller.req(method as InjectOptions['method'], u, body, headers);
         const body = async () => (v.body ? await v.body() : undefined);
@@ -118,7 +118,7 @@ describeEachEngine('OpenAPI document', (t) => {
         );
         check(key, op, 'unknown query parameter', await send(t.caller, url(v.id, v.query ? `${v.query}&zz=1` : 'zz=1'), await body()), op.parameters?.some((p) => p.in === 'query') ? 400 : undefined);
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
-        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
+        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
         const b = await body();
         const swapped = url(v.id && swap(v.id), v.query && swap(v.query));
         check(key, op, 'unknown ids', await send(t.caller, swapped, b === undefined ? undefined : JSON.parse(swap(JSON.stringify(b)))), v.id ? 404 : undefined);
@@ -340,6 +340,8 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     ['DELETE /customers/{id}', 'deleted customer', 410, caller.req('DELETE', `/customers/${deleted}`)],
     ['POST /beneficial-owners', 'deleted customer', 410, caller.req('POST', '/beneficial-owners', ownerInput(deleted))],
     ['POST /sandbox/customers/{customerId}/kyc', 'deleted customer', 410, caller.req('POST', `/sandbox/customers/${deleted}/kyc`, { status: 'APPROVED' })],
+    ['POST /verifications', 'deleted customer', 410, caller.req('POST', '/verifications', { customerId: deleted })],
+    ['POST /verifications', 'customer already APPROVED', 400, caller.req('POST', '/verifications', { customerId: holder })],
     ['POST /cards', 'cardholder not approved', 400, caller.req('POST', '/cards', { cardholderId: unapproved, form: 'VIRTUAL', fundingSources: [unapprovedAccount] })],
     ['PATCH /cards/{id}', "another customer's funding source", 400, caller.req('PATCH', `/cards/${card}`, { fundingSources: [unapprovedAccount] })],
     ['PATCH /cards/{id}', 'unfreezing an ACTIVE card', 409, caller.req('PATCH', `/cards/${card}`, { state: 'ACTIVE' })],
