@@ -1,4 +1,4 @@
-import type { OwnerRole } from '../customers/beneficial-owners.js';
+import type { OwnerRole, PersonalInfo } from '../customers/beneficial-owners.js';
 import type { DocumentType } from './document-types.js';
 
 export const VERIFICATION_ERROR_TYPES = [
@@ -84,7 +84,7 @@ export function individualErrors(customerId: string, data: Data, onFile: Readonl
 export interface OwnerFacts {
   id: string;
   roles: readonly string[];
-  personalInfo: Data;
+  personalInfo: Partial<PersonalInfo>;
 }
 
 /** What one beneficial owner needs: name, birth date, address, identification number; a non-U.S. owner a passport and one more ID. */
@@ -95,7 +95,7 @@ function ownerErrors(owner: OwnerFacts, onFile: ReadonlySet<string>): Verificati
   need('firstName', present(p.firstName), 'First name is required for beneficial owners');
   need('lastName', present(p.lastName), 'Last name is required for beneficial owners');
   need('birthDate', present(p.birthDate), 'Date of birth is required for beneficial owners');
-  need('address.line1', present((p.address as Data | undefined)?.line1), 'Address line 1 is required for beneficial owners');
+  need('address.line1', present(p.address?.line1), 'Address line 1 is required for beneficial owners');
   need('identifier', present(p.identifier), 'Identification number is required for beneficial owners');
   if (p.nationality !== 'US') {
     errors.push(...missingDocument(owner.id, onFile, 'MISSING_IDENTITY_DOCUMENT', OWNER_PASSPORT, 'A passport is required for non-U.S. beneficial owners'));

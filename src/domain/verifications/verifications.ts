@@ -108,7 +108,7 @@ export class VerificationService {
       if (sandbox && suffix !== '001' && suffix !== '003') return { status: 'APPROVED', errors: [], customerStatus: 'APPROVED', resolveOwners: true };
       const owners = (await ownersOfCustomer(uow.db, customer.platform_id, customer.id)).map((o) => JSON.parse(o.body) as BeneficialOwner);
       const docs = await this.documentsOnFile(uow, customer.platform_id, [customer.id, ...owners.map((o) => o.id)]);
-      const errors = businessErrors(customer.id, data, owners as never, docs);
+      const errors = businessErrors(customer.id, data, owners, docs);
       return errors.length > 0 ? { status: 'RESOLVE_ERRORS', errors } : { status: 'IN_PROGRESS', errors: [], customerStatus: 'PENDING' };
     }
     const docs = await this.documentsOnFile(uow, customer.platform_id, [customer.id]);

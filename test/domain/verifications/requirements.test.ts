@@ -34,7 +34,7 @@ describe('the data requirements', () => {
   });
 
   it('accepts any one document of a category, and a U.S. owner without identity documents', () => {
-    const owner = { id: 'BeneficialOwner:o', roles: ['UBO', 'DIRECTOR'], personalInfo: { firstName: 'A', lastName: 'B', birthDate: '1980-01-01', nationality: 'US', address: { line1: 'x' }, identifier: '1' } };
+    const owner = { id: 'BeneficialOwner:o', roles: ['UBO', 'DIRECTOR'], personalInfo: { firstName: 'A', lastName: 'B', birthDate: '1980-01-01', nationality: 'US', address: { line1: 'x', postalCode: '1', country: 'US' }, identifier: '1' } };
     const data = { businessInfo: { legalName: 'Acme', taxId: '1', countriesOfOperation: ['US'] }, address: { line1: 'x' } };
     const docs = new Map([[C, new Set(['STATE_REGISTRY_EXCERPT', 'PARTNERSHIP_CONTROL_AGREEMENT', 'SHAREHOLDER_REGISTER', 'BANK_STATEMENT'])]]);
     expect(businessErrors(C, data, [owner], docs)).toEqual([]);
