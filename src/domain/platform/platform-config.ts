@@ -146,7 +146,6 @@ export class PlatformConfigService {
         embedded_wallet_config: null,
         card_tokenization_2fa_config: null,
         fee_configs: null,
-        sandbox_kyc_auto_approval: 1,
         created_at: now,
         updated_at: now,
       });

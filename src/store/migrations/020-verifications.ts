@@ -5,7 +5,8 @@ import type { MigrationFactory } from '../migrator.js';
  * Verifications (POST /verifications): one row per submission, on the platform's lists like the
  * other listed tables (009). The sandbox no longer approves new customers by itself: the queued
  * approval jobs of the removed `customer.kyc_auto_approval` kind are deleted (no handler claims
- * them any more); every customer keeps the status it has, so one already approved stays approved.
+ * them any more), and so is each platform's switch for it (`sandbox_kyc_auto_approval`, 012); every
+ * customer keeps the status it has, so one already approved stays approved.
  */
 export const m020Verifications: MigrationFactory = () => ({
   async up(db: Kysely<any>) {
@@ -23,5 +24,6 @@ export const m020Verifications: MigrationFactory = () => ({
     await db.schema.createIndex('verifications_platform_page').on('verifications').columns(['platform_id', 'list_position', 'id']).execute();
     await db.schema.createIndex('verifications_customer_page').on('verifications').columns(['platform_id', 'customer_id', 'list_position', 'id']).execute();
     await sql`delete from jobs where kind = 'customer.kyc_auto_approval'`.execute(db);
+    await db.schema.alterTable('platform_webhook_config').dropColumn('sandbox_kyc_auto_approval').execute();
   },
 });

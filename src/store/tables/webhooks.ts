@@ -18,8 +18,6 @@ export interface PlatformWebhookConfigRow {
   embedded_wallet_config: string | null;
   card_tokenization_2fa_config: string | null;
   fee_configs: string | null;
-  /** Read by nothing since migration 020 removed the sandbox's automatic KYC approval (added by 012, default 1). */
-  sandbox_kyc_auto_approval: number;
   created_at: number;
   updated_at: number;
 }
