@@ -105,8 +105,8 @@ class Target {
         businessInfo: { legalName: 'Bench Co', incorporatedOn: '2020-01-01', taxId: '99-9999999' },
         address: { line1: '1 Bench St', postalCode: '94105', country: 'US' },
       });
-      // A card needs an APPROVED cardholder and its internal account as funding source; it is ACTIVE once provisioned.
-      await target.api('POST', `/sandbox/customers/${customer.id}/kyc`, { status: 'APPROVED' });
+      // A card needs an APPROVED cardholder (a business without a 001/002/003 registration number is approved on submission) and its internal account as funding source; it is ACTIVE once provisioned.
+      await target.api('POST', '/verifications', { customerId: customer.id });
       // Authorizations are declined without the funds: enough for every authorization the run can send (funded before the endpoint is set, so no event).
       const account = (await target.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&type=INTERNAL_FIAT&currency=USD`)).data[0];
       for (let i = 0; i < 10; i++) await target.api('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 100_000_000_000 });

@@ -54,8 +54,6 @@ const SETTINGS = {
   jobRetentionMs: env('JOB_RETENTION_MS', Type.Integer({ default: 604_800_000, minimum: 1_000 })),
   // Webhook attempts older than this are deleted; 0 keeps them as long as their events (for ever).
   webhookAttemptRetentionMs: env('WEBHOOK_ATTEMPT_RETENTION_MS', Type.Integer({ default: 0, minimum: 0 })),
-  // How long after its creation a sandbox customer's KYC/KYB is approved (when the platform leaves sandboxKycAutoApproval on).
-  sandboxKycApprovalDelayMs: env('SANDBOX_KYC_APPROVAL_DELAY_MS', Type.Integer({ default: 1_000, minimum: 0, maximum: 86_400_000 })),
   // Set to 0 to run an API-only process; jobs are then left to other processes.
   workerEnabled: env('WORKER_ENABLED', Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }), (v) => v === '1'),
   // Server processes sharing the port (node:cluster); more use more cores.

@@ -15,6 +15,7 @@ import { KycService } from './domain/customers/kyc.js';
 import { Cursors } from './domain/shared/pagination.js';
 import { PlatformConfigService } from './domain/platform/platform-config.js';
 import { TokenService } from './domain/platform/tokens.js';
+import { VerificationService } from './domain/verifications/verifications.js';
 import { WebhookEventLog } from './domain/webhooks/webhook-event-log.js';
 import { WebhookTargetPolicy } from './domain/webhooks/webhook-targets.js';
 import { noWebhookSender, type SendWebhook } from './domain/webhooks/webhook-sending.js';
@@ -29,6 +30,8 @@ export interface Services {
   /** The sandbox's KYC/KYB decisions. */
   kyc: KycService;
   beneficialOwners: BeneficialOwnerService;
+  /** KYC/KYB submissions (POST /verifications). */
+  verifications: VerificationService;
   cards: CardService;
   cardSimulations: CardSimulations;
   /** Sandbox card reveals: single-use signed URLs to a page with the card's details. */
@@ -61,9 +64,10 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     store,
     cursors,
     tokens: new TokenService(store, cursors),
-    customers: new CustomerService(store, cursors, config.sandboxKycApprovalDelayMs),
+    customers: new CustomerService(store, cursors),
     kyc: new KycService(store),
     beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
+    verifications: new VerificationService(store, cursors),
     cards: new CardService(store, cursors, config.sandboxDelayedActivationMs),
     cardSimulations: new CardSimulations(store),
     cardReveals: new CardReveals(store, keys.cardRevealKey, config.cardRevealTtlMs),

@@ -163,7 +163,7 @@ describe('shutdown bound', () => {
   });
 
   it('after SIGTERM a request held open is answered, and the process exits by itself at SHUTDOWN_TIMEOUT_MS with a job still running', { timeout: 60_000 }, async () => {
-    server = await startServerProcess({ ...db.env, SHUTDOWN_TIMEOUT_MS: '2000', JOB_POLL_MS: '20', SANDBOX_KYC_APPROVAL_DELAY_MS: '0' });
+    server = await startServerProcess({ ...db.env, SHUTDOWN_TIMEOUT_MS: '2000', JOB_POLL_MS: '20' });
     const call = fetchCall(server.baseUrl, server.auth!);
     receiver = await new HoldingReceiver().start();
     receiver.trust((await call('PATCH', '/config', { webhookEndpoint: receiver.url })).body as { webhookSecret: string; webhookPublicKey: string });

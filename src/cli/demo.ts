@@ -169,6 +169,7 @@ async function main(): Promise<number> {
   };
   let fundingWebhook: ReceivedWebhook | undefined;
   let revealed = false;
+  let kybWebhook: ReceivedWebhook | undefined;
 
   try {
     console.log(bold('\n1. Point the platform\'s webhooks at a local receiver'));
@@ -187,7 +188,7 @@ async function main(): Promise<number> {
         customerType: 'BUSINESS',
         platformCustomerId: `demo-${Date.now()}`,
         email: 'finance@acme.example',
-        businessInfo: { legalName: 'Acme Robotics Inc.', incorporatedOn: '2015-03-02', taxId: '12-3456789', entityType: 'CORPORATION' },
+        businessInfo: { legalName: 'Acme Robotics Inc.', incorporatedOn: '2015-03-02', taxId: '12-3456789', entityType: 'CORPORATION', registrationNumber: 'C4815162' },
         address: { line1: '100 Market St', city: 'San Francisco', state: 'CA', postalCode: '94105', country: 'US' },
       })
     ).json;
@@ -224,11 +225,13 @@ async function main(): Promise<number> {
     } while (cursor);
     console.log(dim(`   ${listed} owners listed`));
 
-    console.log(bold('\n4. Once the customer\'s KYB is APPROVED, fund its USD internal account and issue a virtual card drawing on it'));
-    // The sandbox approves a new customer's KYB by itself about a second after its creation (CUSTOMER.KYB_APPROVED);
-    // a platform that turned that off (sandboxKycAutoApproval) decides it with the sandbox KYC endpoint.
-    const approved = await poll(async () => ((await quiet('GET', `/customers/${customer.id}`)).kybStatus === 'APPROVED' ? true : undefined), 5_000);
-    if (!approved) await call('POST', `/sandbox/customers/${customer.id}/kyc`, { status: 'APPROVED' });
+    console.log(bold('\n4. Verify the business (POST /verifications), fund its USD internal account and issue a virtual card drawing on it'));
+    // In the sandbox a registration number not ending in 001, 002 or 003 approves the business at once.
+    const verification = (await call('POST', '/verifications', { customerId: customer.id })).json;
+    if (verification.verificationStatus !== 'APPROVED') throw new Error(`verification ${verification.id} is ${verification.verificationStatus}, not APPROVED`);
+    await poll(async () => (receiver.deliveries.some((d) => d.payload?.type === 'CUSTOMER.KYB_APPROVED' && (d.payload.data as { id?: string })?.id === customer.id) ? true : undefined), 10_000);
+    kybWebhook = receiver.deliveries.find((d) => d.payload?.type === 'CUSTOMER.KYB_APPROVED' && (d.payload.data as { id?: string })?.id === customer.id);
+    console.log(`   ${kybWebhook?.verified ? green('✓') : red('✗')} CUSTOMER.KYB_APPROVED ${kybWebhook ? (kybWebhook.verified ? 'arrived verified both ways' : 'arrived NOT verified') : 'did not arrive'}`);
     await call('GET', `/customers/${customer.id}`);
     const account = (await call('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&currency=USD&type=INTERNAL_FIAT`)).json.data[0];
     await call('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 10_000 });
@@ -287,8 +290,9 @@ async function main(): Promise<number> {
   }
 
   console.log(bold('\nSummary'));
-  let ok = expectations.length === 12 && testWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 11 && revealed;
+  let ok = expectations.length === 12 && testWebhook?.verified === true && kybWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 11 && revealed;
   console.log(`  ${testWebhook?.verified ? green('✓') : red('✗')} ${'test webhook'.padEnd(24)} ${''.padEnd(40)} expected ${'TEST'.padEnd(26)} got ${testWebhook ? `${String(testWebhook.payload?.type)} ${testWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
+  console.log(`  ${kybWebhook?.verified ? green('✓') : red('✗')} ${'verification'.padEnd(24)} ${''.padEnd(40)} expected ${'CUSTOMER.KYB_APPROVED'.padEnd(26)} got ${kybWebhook ? `it, ${kybWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
   console.log(`  ${fundingWebhook ? green('✓') : red('✗')} ${'funding'.padEnd(24)} ${''.padEnd(40)} expected ${'INTERNAL_ACCOUNT.BALANCE_UPDATED'.padEnd(26)} got ${fundingWebhook ? 'it, verified both ways' : 'no webhook'}`);
   console.log(`  ${revealed ? green('✓') : red('✗')} ${'card reveal'.padEnd(24)} ${''.padEnd(40)} expected a Luhn-valid PAN ending in last4, once; got ${revealed ? 'it' : 'something else'}`);
   for (const e of expectations) {

@@ -6,6 +6,7 @@ import {
   CustomerWebhookSchema,
   InternalAccountWebhookSchema,
   TestWebhookSchema,
+  VerificationWebhookSchema,
 } from '../schemas/webhooks.js';
 
 /** The security scheme a receiver checks: Grid's signature header, verified with webhookPublicKey. */
@@ -80,8 +81,14 @@ export const WEBHOOKS = {
   'customer-update': delivery(
     'customerStatusWebhook',
     'Customer KYC/KYB status changed',
-    'CUSTOMER.KYC_* (individuals) or CUSTOMER.KYB_* (businesses): the automatic approval of a new sandbox customer, or POST /sandbox/customers/{customerId}/kyc with PENDING, APPROVED or REJECTED; with the customer after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    'CUSTOMER.KYC_* (individuals) or CUSTOMER.KYB_* (businesses), in the transaction that sets the status: a new sandbox individual (its fullName decides), POST /verifications when it changes the status (PENDING on submission for review, or a decision), or POST /sandbox/customers/{customerId}/kyc with PENDING, APPROVED or REJECTED; with the customer after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     CustomerWebhookSchema,
+  ),
+  'verification-update': delivery(
+    'verificationStatusWebhook',
+    'Verification status',
+    'VERIFICATION.<status>: one per POST /verifications, in its transaction, with the verification (RESOLVE_ERRORS lists what is missing). Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    VerificationWebhookSchema,
   ),
   'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
 };

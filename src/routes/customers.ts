@@ -40,8 +40,8 @@ export const customerRoutes: RouteModule = (app, { customers }) => {
         tags,
         summary: 'Create a customer',
         description:
-          'KYC (individual) or KYB (business) status starts UNVERIFIED. In the sandbox it becomes APPROVED by itself shortly after (SANDBOX_KYC_APPROVAL_DELAY_MS, 1 s by default), ' +
-          'with a CUSTOMER.KYC_APPROVED or CUSTOMER.KYB_APPROVED webhook, unless the platform set sandboxKycAutoApproval false (PATCH /config); in production it stays as it is. Without umaAddress the sandbox assigns one ($c<id>@ the platform\'s umaDomain, or sandbox.uma.invalid); ' +
+          'In the sandbox an INDIVIDUAL gets its kycStatus at creation from the last three characters of fullName (001 PENDING, 002 REJECTED, 003 UNVERIFIED, any other APPROVED), ' +
+          'with its CUSTOMER.KYC_* webhook; a BUSINESS starts with kybStatus UNVERIFIED and is decided by POST /verifications. In production both start UNVERIFIED. Without umaAddress the sandbox assigns one ($c<id>@ the platform\'s umaDomain, or sandbox.uma.invalid); ' +
           'without platformCustomerId one is generated. An active customer of the platform already holding the platformCustomerId: 409 CONFLICT; the UMA address: 409 UMA_ADDRESS_EXISTS.',
         body: CreateCustomerBody,
         response: { 201: CustomerSchema, ...errorResponses(400, 409, 415) },

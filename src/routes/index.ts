@@ -9,10 +9,11 @@ import { transactionRoutes } from './transactions.js';
 import type { RouteModule } from './types.js';
 import { configRoutes } from './config.js';
 import { sandboxWebhookRoutes } from './sandbox-webhooks.js';
+import { verificationRoutes } from './verifications.js';
 import { webhookEventRoutes } from './webhook-events.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,

@@ -16,7 +16,7 @@ export const sandboxCustomerRoutes: RouteModule = (app, { kyc }) => {
         description:
           'Sets the kycStatus of an INDIVIDUAL customer, or the kybStatus of a BUSINESS one, to any status, and answers the customer. ' +
           'PENDING, APPROVED and REJECTED send CUSTOMER.KYC_<status> (CUSTOMER.KYB_<status> for a business), on every call; UNVERIFIED and HOLD send none (the interface defines no webhook for them). ' +
-          'A status set here before the automatic approval of a new customer wins over it. Unknown or foreign customer: 404 USER_NOT_FOUND; deleted: 410 CUSTOMER_DELETED. ' +
+          'Owners and verifications are left as they are. Unknown or foreign customer: 404 USER_NOT_FOUND; deleted: 410 CUSTOMER_DELETED. ' +
           'Production: 404, as for an unknown path.',
         params: CustomerIdParamSchema,
         body: SetKycStatusBody,

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_ENDPOINT_LENGTH } from '../domain/platform/platform-config.js';
 import { FEE_SOURCE_CURRENCIES, FEE_TYPES, TRANSACTION_TYPES } from '../domain/platform/platform-config-fields.js';
-import { extension } from './common.js';
 import { EmailSchema, NOT_BLANK } from './fields.js';
 
 const CUSTOMER_INFO_FIELDS = [
@@ -109,14 +108,6 @@ const FeeConfigSchema = Type.Object(
   { ...strict, description: 'A platform fee, one per (feeType, sourceCurrency)' },
 );
 
-const SANDBOX_KYC_AUTO_APPROVAL = (description: string) =>
-  Type.Boolean({
-    ...extension('The field: Grid has no switch for it'),
-    description:
-      `${description}. When true (the default), a new sandbox customer's KYC (or KYB) status becomes APPROVED by itself shortly after its creation, ` +
-      'with a CUSTOMER.KYC_APPROVED (or CUSTOMER.KYB_APPROVED) webhook; when false it stays UNVERIFIED until set with POST /sandbox/customers/{customerId}/kyc. Production customers are never approved by themselves',
-  });
-
 const WEBHOOK_PUBLIC_KEY_DESCRIPTION =
   "PEM (SPKI) of the platform's ECDSA P-256 public key. X-Grid-Signature on every delivery is base64 of a DER-encoded ECDSA signature over " +
   "SHA-256 of the raw body: `crypto.verify('sha256', rawBody, webhookPublicKey, Buffer.from(header, 'base64'))`. Rotating the webhook secret keeps this key.";
@@ -131,7 +122,6 @@ export const PlatformConfigSchema = Type.Object(
     embeddedWalletConfig: Type.Optional(EmbeddedWalletConfigSchema),
     cardTokenization2faConfig: Type.Optional(CardTokenization2faConfigSchema),
     feeConfigs: Type.Array(FeeConfigSchema, { description: 'Every active fee config' }),
-    sandboxKycAutoApproval: SANDBOX_KYC_AUTO_APPROVAL('Whether new sandbox customers are approved by themselves'),
     webhookSecret: Type.Optional(
       Type.String({
         description:
@@ -173,7 +163,6 @@ export const UpdateConfigBody = Type.Object(
         description: 'Upserted by (feeType, sourceCurrency); a config whose variable and fixed fees are both 0 is removed; left out: unchanged',
       }),
     ),
-    sandboxKycAutoApproval: Type.Optional(SANDBOX_KYC_AUTO_APPROVAL('Turns the automatic approval of new sandbox customers on or off')),
   },
   { additionalProperties: false },
 );

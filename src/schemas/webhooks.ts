@@ -2,12 +2,14 @@ import { Type, type TSchema } from 'typebox';
 import { CARD_FUNDING_SOURCE_CHANGE_EVENT, CARD_STATE_CHANGE_EVENT } from '../domain/cards/card-lifecycle.js';
 import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/cards/card-transactions.js';
 import { BALANCE_UPDATED_EVENT } from '../domain/accounts/internal-accounts.js';
+import { VERIFICATION_STATUSES } from '../domain/verifications/verifications.js';
 import { TEST_EVENT_TYPE } from '../domain/webhooks/webhook-event-log.js';
 import { extension } from './common.js';
 import { CardSchema } from './cards.js';
 import { CustomerSchema } from './customers.js';
 import { InternalAccountSchema } from './internal-accounts.js';
 import { CardTransactionSchema } from './transactions.js';
+import { VerificationSchema } from './verifications.js';
 
 /** The envelope every delivered event shares: `{id, type, timestamp, data}`. */
 function envelope(type: TSchema, data: TSchema, extra: Record<string, TSchema> = {}, description = '') {
@@ -74,5 +76,15 @@ export const CustomerWebhookSchema = envelope(
   }),
   CustomerSchema,
   {},
-  "A customer's KYC/KYB status changed: the sandbox's automatic approval of a new customer, or POST /sandbox/customers/{customerId}/kyc; data is the customer after the change",
+  "A customer's KYC/KYB status was set: at the creation of a sandbox individual (by its fullName), by POST /verifications, or by POST /sandbox/customers/{customerId}/kyc; data is the customer after the change",
+);
+
+export const VerificationWebhookSchema = envelope(
+  Type.Enum(
+    VERIFICATION_STATUSES.filter((s) => s !== 'READY_FOR_VERIFICATION').map((s) => `VERIFICATION.${s}`),
+    { description: 'VERIFICATION.<verificationStatus> of the verification' },
+  ),
+  VerificationSchema,
+  {},
+  'POST /verifications recorded a verification; data is the verification',
 );

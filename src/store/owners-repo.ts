@@ -239,3 +239,8 @@ export class OwnerPageReader {
     return read;
   }
 }
+
+/** Every owner of the customer, oldest first: what a verification checks and resolves. */
+export async function ownersOfCustomer(db: Executor, platformId: string, customerId: string): Promise<BeneficialOwnerRow[]> {
+  return db.selectFrom('beneficial_owners').selectAll().where('customer_id', '=', customerId).where('platform_id', '=', platformId).orderBy('created_at').orderBy('id').execute();
+}

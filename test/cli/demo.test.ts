@@ -25,6 +25,7 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/✓ balance_inquiry +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.SETTLED +got CARD_TRANSACTION\.SETTLED verified both ways/);
     expect(stdout).toMatch(/✓ 11 balance checks, 0 differing from the ledger's arithmetic/);
     expect(stdout).toMatch(/✓ test webhook +expected TEST +got TEST verified both ways/);
+    expect(stdout).toMatch(/✓ verification +expected CUSTOMER\.KYB_APPROVED +got it, verified both ways/);
     expect(stdout).toMatch(/⇐ webhook TEST webhook-id=Webhook:\S+ X-Grid-Signature ✓ webhook-signature ✓/);
     expect(stdout).toMatch(/✓ authorization_expiry #1 +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.EXPIRED +got CARD_TRANSACTION\.EXPIRED verified both ways/);
     expect(stdout).toMatch(/✓ return_reversal #2 +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.SETTLED +got CARD_TRANSACTION\.SETTLED verified both ways/);

@@ -65,15 +65,26 @@ export async function usdAccountOf(call: ApiCall, customerId: string): Promise<s
 }
 
 /**
- * Makes the customer a cardholder: its KYC/KYB APPROVED through the sandbox endpoint (unless it is
- * already), and answers its USD internal account id, the funding source of its cards.
+ * Makes the customer a cardholder the documented way, and answers its USD internal account id (the
+ * funding source of its cards): a business not yet APPROVED is submitted with POST /verifications
+ * (without a 001/002/003 registration number the sandbox approves it); an individual must already
+ * be APPROVED (a sandbox individual with a plain fullName is, from its creation).
  */
 export async function approvedCardholder(call: ApiCall, customerId: string): Promise<string> {
   const customer = await ok('get the customer', call('GET', `/customers/${encodeURIComponent(customerId)}`));
-  if ((customer.kycStatus ?? customer.kybStatus) !== 'APPROVED') {
-    await ok('approve KYC', call('POST', `/sandbox/customers/${encodeURIComponent(customerId)}/kyc`, { status: 'APPROVED' }));
+  if (customer.customerType === 'BUSINESS' && customer.kybStatus !== 'APPROVED') {
+    const verification = await ok('verify the business', call('POST', '/verifications', { customerId }));
+    expect(verification.verificationStatus, JSON.stringify(verification)).toBe('APPROVED');
   }
+  if (customer.customerType === 'INDIVIDUAL') expect(customer.kycStatus, `individual ${customerId} must be created APPROVED (a plain fullName)`).toBe('APPROVED');
   return usdAccountOf(call, customerId);
+}
+
+/** A sandbox individual created through the API with a plain fullName: APPROVED from its creation. */
+export async function approvedIndividual(call: ApiCall, fullName = 'Casey Holder'): Promise<string> {
+  const customer = await ok('create an individual', call('POST', '/customers', { customerType: 'INDIVIDUAL', fullName }), 201);
+  expect(customer.kycStatus).toBe('APPROVED');
+  return customer.id as string;
 }
 
 /** Issues a card (PROCESSING) to an approved cardholder, funded by its USD internal account; `extra` adds to the body. */

@@ -424,7 +424,7 @@ function problemsOf(method: string, answer: Answer): string[] {
   return out;
 }
 
-function templatesFor(ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string; revealPage: string }, body: { customer: unknown; owner: unknown }): Record<string, Template> {
+function templatesFor(ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string; revealPage: string; verification: string; pending: string }, body: { customer: unknown; owner: unknown }): Record<string, Template> {
   const sim = (kind: string, b: unknown): Template => ({ method: 'POST', path: `${BASE}/sandbox/cards/:id/simulate/${kind}`, id: ids.card, body: b });
   return {
     'POST /customers': { method: 'POST', path: `${BASE}/customers`, body: body.customer },
@@ -441,6 +441,9 @@ function templatesFor(ids: { customer: string; deletable: string; account: strin
     'POST /cards': { method: 'POST', path: `${BASE}/cards`, body: { cardholderId: ids.customer, form: 'VIRTUAL', platformCardId: 'pc-1', fundingSources: [ids.account] } },
     'PATCH /cards/:id': { method: 'PATCH', path: `${BASE}/cards/:id`, id: ids.card, body: { fundingSources: [ids.account] } },
     'POST /sandbox/customers/:customerId/kyc': { method: 'POST', path: `${BASE}/sandbox/customers/:id/kyc`, id: ids.customer, body: { status: 'APPROVED' } },
+    'POST /verifications': { method: 'POST', path: `${BASE}/verifications`, body: { customerId: ids.pending } },
+    'GET /verifications': { method: 'GET', path: `${BASE}/verifications`, query: { customerId: ids.customer, verificationStatus: 'APPROVED', limit: '2' } },
+    'GET /verifications/:verificationId': { method: 'GET', path: `${BASE}/verifications/:id`, id: ids.verification },
     'GET /cards': { method: 'GET', path: `${BASE}/cards`, query: { cardholderId: ids.customer, limit: '3' } },
     'GET /cards/:id': { method: 'GET', path: `${BASE}/cards/:id`, id: ids.card },
     'POST /cards/:id/reveal': { method: 'POST', path: `${BASE}/cards/:id/reveal`, id: ids.card },
@@ -582,7 +585,12 @@ async function fixtures(t: TestApp) {
   const reveal = await t.caller.req('POST', `/cards/${cardId}/reveal`);
   for (const res of [owner, auth, token, accounts, reveal]) expect(res.statusCode, res.body).toBeLessThan(300);
   const deletable = await createBusiness(t.caller, 2);
-  const ids = { customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id, revealPage: new URL(reveal.json().panEmbedUrl).pathname };
+  const verification = await t.caller.req('POST', '/verifications', { customerId: await createBusiness(t.caller, 3) });
+  expect(verification.statusCode, verification.body).toBe(200);
+  // A 001 individual stays PENDING whatever it is submitted with: never refused for its state.
+  const pending = await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Pat Pending 001' });
+  expect(pending.statusCode, pending.body).toBe(201);
+  const ids = { customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id, revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }
 

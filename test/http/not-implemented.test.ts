@@ -100,9 +100,9 @@ describeEachEngine(
       const sandbox = await t.caller.req('POST', '/sandbox/uma/receive', {});
       expect(sandbox.statusCode).toBe(404);
       expect(sandbox.json().code).toBe('REFERENCE_NOT_FOUND');
-      const other = await t.caller.req('GET', '/verifications');
+      const other = await t.caller.req('GET', '/vasps');
       expect(other.statusCode).toBe(501);
-      expect(other.json()).toEqual(notImplementedBody(byOperationId('listVerifications')));
+      expect(other.json()).toEqual(notImplementedBody(byOperationId('listVasps')));
     });
   },
   { SERVICE_ENV: 'production' },

@@ -95,7 +95,7 @@ describeEachEngine('OpenAPI document', (t) => {
       for (const { key, method, path, op } of operations) {
         seen.set(key, new Set());
         const v = valid[key]!;
-        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
+        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId|verificationId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
         const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) =>
           caller.req(method as InjectOptions['method'], u, body, headers);
         const body = async () => (v.body ? await v.body() : undefined);
@@ -118,7 +118,7 @@ describeEachEngine('OpenAPI document', (t) => {
         );
         check(key, op, 'unknown query parameter', await send(t.caller, url(v.id, v.query ? `${v.query}&zz=1` : 'zz=1'), await body()), op.parameters?.some((p) => p.in === 'query') ? 400 : undefined);
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
-        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
+        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
         const b = await body();
         const swapped = url(v.id && swap(v.id), v.query && swap(v.query));
         check(key, op, 'unknown ids', await send(t.caller, swapped, b === undefined ? undefined : JSON.parse(swap(JSON.stringify(b)))), v.id ? 404 : undefined);
@@ -198,7 +198,7 @@ describeEachEngine('OpenAPI document', (t) => {
   it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
     const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
     expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'internal-account-status', 'test-webhook']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'internal-account-status', 'test-webhook', 'verification-update']);
     expect(doc.webhooks['card-state-change'].post.requestBody.content['application/json'].schema.properties.type).toMatchObject({ const: 'CARD.STATE_CHANGE' });
     expect(doc.webhooks['customer-update'].post.requestBody.content['application/json'].schema.properties.type.enum).toContain('CUSTOMER.KYB_APPROVED');
     for (const [name, item] of Object.entries<{ post: { security: unknown; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } }>(doc.webhooks)) {
@@ -216,9 +216,8 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(configSchema.required).not.toContain('webhookSecret');
     expect(configSchema.properties.webhookSecret.description).toMatch(/only to MANAGE tokens/);
     expect(Object.keys(config.patch.requestBody.content['application/json'].schema.properties).sort()).toEqual(
-      ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'sandboxKycAutoApproval', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
+      ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
     );
-    expect(configSchema.properties.sandboxKycAutoApproval['x-extension']).toEqual(expect.any(String));
     expect(config.patch.responses['501'].content['application/json'].schema.properties.code.enum).toEqual(['NOT_IMPLEMENTED']);
     const test = doc.paths['/sandbox/webhooks/test'].post.responses['200'].content['application/json'].schema;
     expect(test.required).toEqual(expect.arrayContaining(['url', 'response_status']));
@@ -269,6 +268,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const revocable = async () => (await created('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] })).id as string;
   const revoked = await revocable();
   const account = (await created('GET', `/customers/internal-accounts?customerId=${customer}`)).data[0].id as string;
+  const verification = (await created('POST', '/verifications', { customerId: (await created('POST', '/customers', businessCustomer())).id })).id as string;
 
   return {
     'POST /tokens': { body: () => ({ name: 'another', permissions: ['VIEW'] }) },
@@ -289,6 +289,9 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /cards': { body: () => ({ cardholderId: cardholder, form: 'VIRTUAL', fundingSources: [cardholderAccount] }) },
     'PATCH /cards/{id}': { id: card, body: () => ({ fundingSources: [cardholderAccount] }) },
     'POST /sandbox/customers/{customerId}/kyc': { id: customer, body: () => ({ status: 'APPROVED' }) },
+    'POST /verifications': { body: async () => ({ customerId: (await created('POST', '/customers', businessCustomer())).id }) },
+    'GET /verifications': { query: `customerId=${customer}` },
+    'GET /verifications/{verificationId}': { id: verification },
     'GET /cards': { query: `cardholderId=${cardholder}` },
     'GET /cards/{id}': { id: card },
     'POST /cards/{id}/reveal': { id: card },
@@ -344,6 +347,8 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     ['DELETE /customers/{id}', 'deleted customer', 410, caller.req('DELETE', `/customers/${deleted}`)],
     ['POST /beneficial-owners', 'deleted customer', 410, caller.req('POST', '/beneficial-owners', ownerInput(deleted))],
     ['POST /sandbox/customers/{customerId}/kyc', 'deleted customer', 410, caller.req('POST', `/sandbox/customers/${deleted}/kyc`, { status: 'APPROVED' })],
+    ['POST /verifications', 'deleted customer', 410, caller.req('POST', '/verifications', { customerId: deleted })],
+    ['POST /verifications', 'customer already APPROVED', 400, caller.req('POST', '/verifications', { customerId: holder })],
     ['POST /cards', 'cardholder not approved', 400, caller.req('POST', '/cards', { cardholderId: unapproved, form: 'VIRTUAL', fundingSources: [unapprovedAccount] })],
     ['PATCH /cards/{id}', "another customer's funding source", 400, caller.req('PATCH', `/cards/${card}`, { fundingSources: [unapprovedAccount] })],
     ['PATCH /cards/{id}', 'unfreezing an ACTIVE card', 409, caller.req('PATCH', `/cards/${card}`, { state: 'ACTIVE' })],

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
-import { activeCard, approvedCardholder, injectCall, insertTestCustomer, issueCard } from '../helpers/fixtures.js';
+import { activeCard, approvedCardholder, approvedIndividual, injectCall, insertTestCustomer, issueCard } from '../helpers/fixtures.js';
 
 describeEachEngine('cards and transactions', (t) => {
   let customerId: string;
   let other: Caller;
 
   beforeAll(async () => {
-    customerId = await insertTestCustomer(t, t.caller, 'INDIVIDUAL');
+    customerId = await approvedIndividual(injectCall(t.caller));
     other = await t.newCaller();
   });
 

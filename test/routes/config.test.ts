@@ -115,7 +115,7 @@ describeEachEngine('platform configuration', (t) => {
   it('stores and returns every documented field, with the fields only the service sets', async () => {
     const caller = await t.newCaller();
     const before = await config(caller);
-    expect(before).toMatchObject({ supportedCurrencies: [], feeConfigs: [], isRegulatedFinancialInstitution: false, sandboxKycAutoApproval: true });
+    expect(before).toMatchObject({ supportedCurrencies: [], feeConfigs: [], isRegulatedFinancialInstitution: false });
     for (const absent of ['umaDomain', 'webhookEndpoint', 'embeddedWalletConfig', 'cardTokenization2faConfig']) expect(before).not.toHaveProperty(absent);
     const patched = await config(caller, 'PATCH', everyConfigField);
     expect(patched).toEqual({

@@ -108,7 +108,8 @@ describeEachEngine('customers as the interface has them', (t) => {
     for (const input of [examples.individual, examples.individualRegionOnly, examples.individualCurrenciesOnly]) {
       const c = await create(caller, input);
       expectValidCustomer(c);
-      expect(c).toMatchObject({ ...input, kycStatus: 'UNVERIFIED', isDeleted: false });
+      // A sandbox individual without a magic fullName suffix is approved at creation.
+      expect(c).toMatchObject({ ...input, kycStatus: 'APPROVED', isDeleted: false });
     }
   });
 
@@ -145,7 +146,8 @@ describeEachEngine('customers as the interface has them', (t) => {
     expect(c).not.toHaveProperty('identifier');
     expect((await caller.req('GET', `/customers/${c.id}`)).json()).not.toHaveProperty('identifier');
     // The statuses are the service's: a request may carry them, they change nothing.
-    expect(await create(caller, { customerType: 'INDIVIDUAL', kycStatus: 'APPROVED' })).toMatchObject({ kycStatus: 'UNVERIFIED' });
+    expect(await create(caller, { customerType: 'INDIVIDUAL', fullName: 'Jane Doe 003', kycStatus: 'APPROVED' })).toMatchObject({ kycStatus: 'UNVERIFIED' });
+    expect(await create(caller, { customerType: 'INDIVIDUAL', fullName: 'Jane Doe', kycStatus: 'REJECTED' })).toMatchObject({ kycStatus: 'APPROVED' });
   });
 
   it('keeps refusing unknown fields and invalid values, at any depth', async () => {

@@ -22,11 +22,11 @@ describeEachEngine('customers', (t) => {
     expect(got.json()).toEqual(customer);
   });
 
-  it('creates an individual with KYC status UNVERIFIED and a generated platformCustomerId', async () => {
+  it('creates a sandbox individual with a plain fullName APPROVED, with a generated platformCustomerId', async () => {
     const res = await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Jane Smith', birthDate: '1990-01-15', nationality: 'MX', phoneNumber: '+525512345678' });
     expect(res.statusCode, res.body).toBe(201);
     const c = res.json<Record<string, string>>();
-    expect(c).toMatchObject({ customerType: 'INDIVIDUAL', kycStatus: 'UNVERIFIED', fullName: 'Jane Smith', nationality: 'MX' });
+    expect(c).toMatchObject({ customerType: 'INDIVIDUAL', kycStatus: 'APPROVED', fullName: 'Jane Smith', nationality: 'MX' });
     expect(c.platformCustomerId).toMatch(/^[0-9a-f-]{36}$/);
     expect(c).not.toHaveProperty('kybStatus');
   });

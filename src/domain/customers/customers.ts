@@ -8,7 +8,7 @@ import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
 import { ConflictError, DeletedError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { openDefaultAccount } from '../accounts/internal-accounts.js';
-import { queueKycAutoApproval } from './kyc.js';
+import { kycStatusAtCreation, recordKycWebhook } from './kyc.js';
 import { renderCustomer, type Customer } from './render.js';
 import type { Cursors, Page } from '../shared/pagination.js';
 import type { Environment } from '../platform/tokens.js';
@@ -108,10 +108,10 @@ export const SANDBOX_UMA_DOMAIN = 'sandbox.uma.invalid';
 const currencyList = (currencies: unknown): string => (Array.isArray(currencies) && currencies.length > 0 ? `,${currencies.join(',')},` : '');
 
 /**
- * A new customer's row: KYC/KYB starts UNVERIFIED; without a platformCustomerId or a UMA address
+ * A new customer's row: KYC/KYB starts UNVERIFIED unless `kycStatus` says otherwise (kyc.ts); without a platformCustomerId or a UMA address
  * the sandbox makes them from the id (the address on the platform's umaDomain, or a sandbox one).
  */
-export function newCustomerRow(platformId: string, input: NewCustomer, now: number, umaDomain?: string): CustomerRow {
+export function newCustomerRow(platformId: string, input: NewCustomer, now: number, umaDomain?: string, kycStatus = 'UNVERIFIED'): CustomerRow {
   const id = newId('Customer');
   const uuid = id.slice('Customer:'.length);
   const data = customerData(input);
@@ -120,7 +120,7 @@ export function newCustomerRow(platformId: string, input: NewCustomer, now: numb
     platform_id: platformId,
     customer_type: input.customerType,
     platform_customer_id: input.platformCustomerId ?? uuid,
-    kyc_status: 'UNVERIFIED',
+    kyc_status: kycStatus,
     data: JSON.stringify(data),
     owner_count: 0,
     uma_address: (input.umaAddress ?? `$c${uuid.replace(/-/g, '')}@${umaDomain ?? SANDBOX_UMA_DOMAIN}`).toLowerCase(),
@@ -141,22 +141,26 @@ export class CustomerService {
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
-    /** How long after its creation a sandbox customer's KYC/KYB is approved (SANDBOX_KYC_APPROVAL_DELAY_MS). */
-    private readonly kycApprovalDelayMs: number,
   ) {}
 
+  /** Every timestamp this service writes (the sandbox clock replaces it). */
+  private now(): number {
+    return Date.now();
+  }
+
   /**
-   * A sandbox customer's KYC/KYB is approved shortly after, unless the platform turned that off (kyc.ts).
+   * A sandbox individual's kycStatus is decided at creation by its fullName (kyc.ts), with its
+   * CUSTOMER.KYC_* webhook; a business starts UNVERIFIED (POST /verifications decides it).
    * `within`: the request's unit of work, when it has one (an Idempotency-Key).
    */
   async create(platformId: string, environment: Environment, input: NewCustomer, within?: UnitOfWork): Promise<Customer> {
     const umaDomain = input.umaAddress === undefined ? ((await findWebhookConfig((within ?? this.store).db, platformId))?.uma_domain ?? undefined) : undefined;
-    const row = newCustomerRow(platformId, input, Date.now(), umaDomain);
+    const row = newCustomerRow(platformId, input, this.now(), umaDomain, kycStatusAtCreation(environment, input.customerType, input.fullName));
     await this.store.transaction(async (uow) => {
       const clash = await repo.insertCustomer(uow, row);
       if (clash) throw new ConflictError(clash, clashMessage(clash));
       await openDefaultAccount(uow, platformId, row.id, row.created_at);
-      await queueKycAutoApproval(uow, environment, row, this.kycApprovalDelayMs);
+      await recordKycWebhook(uow, row, row.created_at);
     }, within);
     return renderCustomer(row);
   }
@@ -185,7 +189,7 @@ export class CustomerService {
       if (undescribed.length > 0) throw new ValidationError(undescribed);
       const umaAddress = patch.umaAddress?.toLowerCase() ?? row.uma_address;
       if (umaAddress !== row.uma_address && (await repo.activeClash(uow.db, platformId, id, { umaAddress }))) throw new ConflictError('umaAddress', clashMessage('umaAddress'));
-      const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: Date.now() };
+      const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: this.now() };
       try {
         await repo.updateCustomer(uow.db, platformId, id, next);
       } catch (err) {
@@ -202,7 +206,7 @@ export class CustomerService {
       const row = await repo.lockCustomer(uow, platformId, id);
       if (!row) throw new NotFoundError('Customer', id);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${id} has been deleted already`);
-      const now = Date.now();
+      const now = this.now();
       await repo.markCustomerDeleted(uow.db, platformId, id, now);
       return renderCustomer({ ...row, is_deleted: 1, updated_at: now });
     });

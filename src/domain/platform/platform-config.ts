@@ -30,7 +30,6 @@ export interface PlatformConfig {
   embeddedWalletConfig?: SettingsObject;
   cardTokenization2faConfig?: SettingsObject;
   feeConfigs: FeeConfig[];
-  sandboxKycAutoApproval: boolean;
   webhookSecret: string;
   previousWebhookSecretExpiresAt?: string;
   webhookPublicKey: string;
@@ -45,7 +44,6 @@ export interface PlatformConfigPatch {
   embeddedWalletConfig?: SettingsObject;
   cardTokenization2faConfig?: SettingsObject;
   feeConfigs?: FeeConfig[];
-  sandboxKycAutoApproval?: boolean;
 }
 
 /** A config row whose X-Grid-Signature key pair exists. */
@@ -98,7 +96,6 @@ function render(row: PlatformConfigRow, now: number): PlatformConfig {
     supportedCurrencies: parsed<CurrencyConfig[]>(row.supported_currencies) ?? [],
     isRegulatedFinancialInstitution: false,
     feeConfigs: parsed<FeeConfig[]>(row.fee_configs) ?? [],
-    sandboxKycAutoApproval: row.sandbox_kyc_auto_approval === 1,
     webhookSecret: row.secret,
     webhookPublicKey: row.signing_public_key,
     createdAt: new Date(row.created_at).toISOString(),
@@ -149,7 +146,6 @@ export class PlatformConfigService {
         embedded_wallet_config: null,
         card_tokenization_2fa_config: null,
         fee_configs: null,
-        sandbox_kyc_auto_approval: 1,
         created_at: now,
         updated_at: now,
       });
@@ -193,7 +189,6 @@ export class PlatformConfigService {
       if (patch.cardTokenization2faConfig) {
         changes.card_tokenization_2fa_config = JSON.stringify(mergeSettings(parsed(row.card_tokenization_2fa_config), patch.cardTokenization2faConfig));
       }
-      if (patch.sandboxKycAutoApproval !== undefined) changes.sandbox_kyc_auto_approval = patch.sandboxKycAutoApproval ? 1 : 0;
       if (patch.feeConfigs) changes.fee_configs = JSON.stringify(mergeFeeConfigs(parsed<FeeConfig[]>(row.fee_configs) ?? [], patch.feeConfigs));
       await updateWebhookConfig(uow.db, platformId, changes);
     }, within);

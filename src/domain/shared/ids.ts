@@ -10,6 +10,7 @@ export type IdType =
   | 'CardOperation'
   | 'Webhook'
   | 'Job'
+  | 'Verification'
   | 'WebhookAttempt'
   | 'InternalAccount'
   | 'LedgerEntry';

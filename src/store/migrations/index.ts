@@ -17,6 +17,7 @@ import { m015OwnerVersions } from './015-owner-versions.js';
 import { m016CardSpendLimits } from './016-card-spend-limits.js';
 import { m017CardDirections } from './017-card-directions.js';
 import { m018CardReveals } from './018-card-reveals.js';
+import { m020Verifications } from './020-verifications.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '016_card_spend_limits': m016CardSpendLimits,
   '017_card_directions': m017CardDirections,
   '018_card_reveals': m018CardReveals,
+  '020_verifications': m020Verifications,
 };

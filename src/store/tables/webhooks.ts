@@ -18,8 +18,6 @@ export interface PlatformWebhookConfigRow {
   embedded_wallet_config: string | null;
   card_tokenization_2fa_config: string | null;
   fee_configs: string | null;
-  /** 1: a new sandbox customer's KYC/KYB is approved shortly after creation. Added by migration 012, default 1. */
-  sandbox_kyc_auto_approval: number;
   created_at: number;
   updated_at: number;
 }
