@@ -14,6 +14,7 @@ import { Cursors } from './domain/shared/pagination.js';
 import { PlatformConfigService } from './domain/platform/platform-config.js';
 import { TokenService } from './domain/platform/tokens.js';
 import { WebhookEventLog } from './domain/webhooks/webhook-event-log.js';
+import { WebhookResends } from './domain/webhooks/webhook-resends.js';
 import { WebhookTargetPolicy } from './domain/webhooks/webhook-targets.js';
 import { noWebhookSender, type SendWebhook } from './domain/webhooks/webhook-sending.js';
 
@@ -32,6 +33,7 @@ export interface Services {
   internalAccounts: InternalAccountService;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
+  webhookResends: WebhookResends;
   /** Idempotency-Key records: first answers kept for replay. */
   idempotencyKeys: IdempotencyKeys;
   /** Outbound webhook HTTP, given by the process (jobs/webhook-sender.ts); shared by the worker and the test route. */
@@ -57,6 +59,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     internalAccounts: new InternalAccountService(store, cursors),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
+    webhookResends: new WebhookResends(store, platformConfig),
     idempotencyKeys: new IdempotencyKeys(store),
     sendWebhook,
   };

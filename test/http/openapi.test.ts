@@ -151,7 +151,7 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(update.properties.state.enum).toEqual(['ACTIVE', 'FROZEN', 'CLOSED']);
     expect(update.properties.fundingSources).toMatchObject({ type: 'array', minItems: 1 });
     expect(d.paths['/cards'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['cardholderId', 'form', 'fundingSources']));
-    for (const [path, method] of [['/webhook-events', 'get'], ['/webhook-events/{id}', 'get'], ['/webhook-events/{id}/redeliver', 'post']] as const) {
+    for (const [path, method] of [['/webhook-events', 'get'], ['/webhook-events/{id}', 'get'], ['/webhook-events/{id}/redeliver', 'post'], ['/webhook-events/recover', 'post'], ['/webhook-events/replay-missing', 'post']] as const) {
       expect(ext(d.paths[path][method]), path).toEqual(expect.any(String));
     }
     for (const [path, method] of [['/cards', 'get'], ['/transactions', 'get'], ['/sandbox/cards/{id}/simulate/clearing', 'post']] as const) {
@@ -304,6 +304,8 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'GET /webhook-events': { query: 'deliveryState=PENDING' },
     'GET /webhook-events/{id}': { id: event },
     'POST /webhook-events/{id}/redeliver': { id: event },
+    'POST /webhook-events/recover': { body: () => ({ since: '2025-01-01T00:00:00Z' }) },
+    'POST /webhook-events/replay-missing': { body: () => ({ since: '2025-01-01T00:00:00Z' }) },
     // The rotations above changed the secret: the receiver learns the current one.
     'POST /sandbox/webhooks/test': { body: async () => void receiver.trust(await created('GET', '/config')) },
   };
@@ -349,6 +351,8 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     [op('return_reversal'), 'nothing returned', 409, sim('return_reversal', { cardTransactionId: open })],
     ['POST /sandbox/webhooks/test', 'no endpoint', 400, caller.req('POST', '/sandbox/webhooks/test')],
     ['POST /webhook-events/{id}/redeliver', 'no endpoint', 400, caller.req('POST', `/webhook-events/${event}/redeliver`)],
+    ['POST /webhook-events/recover', 'no endpoint', 400, caller.req('POST', '/webhook-events/recover', { since: '2025-01-01T00:00:00Z' })],
+    ['POST /webhook-events/replay-missing', 'no endpoint', 400, caller.req('POST', '/webhook-events/replay-missing', { since: '2025-01-01T00:00:00Z' })],
     [
       'PATCH /config',
       'a fee source currency the interface does not implement',
