@@ -15,6 +15,7 @@ import { PlatformConfigService } from './domain/platform/platform-config.js';
 import { TokenService } from './domain/platform/tokens.js';
 import { WebhookEventLog } from './domain/webhooks/webhook-event-log.js';
 import { WebhookResends } from './domain/webhooks/webhook-resends.js';
+import { RequestLog } from './domain/request-logs/request-log.js';
 import { WebhookTargetPolicy } from './domain/webhooks/webhook-targets.js';
 import { noWebhookSender, type SendWebhook } from './domain/webhooks/webhook-sending.js';
 
@@ -34,6 +35,7 @@ export interface Services {
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
   webhookResends: WebhookResends;
+  requestLogs: RequestLog;
   /** Idempotency-Key records: first answers kept for replay. */
   idempotencyKeys: IdempotencyKeys;
   /** Outbound webhook HTTP, given by the process (jobs/webhook-sender.ts); shared by the worker and the test route. */
@@ -60,6 +62,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     webhookResends: new WebhookResends(store, platformConfig),
+    requestLogs: new RequestLog(store, cursors, { enabled: config.requestLogEnabled, bodyChars: config.requestLogBodyChars }),
     idempotencyKeys: new IdempotencyKeys(store),
     sendWebhook,
   };

@@ -10,9 +10,10 @@ import type { RouteModule } from './types.js';
 import { configRoutes } from './config.js';
 import { sandboxWebhookRoutes } from './sandbox-webhooks.js';
 import { webhookEventRoutes } from './webhook-events.js';
+import { requestLogRoutes } from './request-logs.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, requestLogRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,
