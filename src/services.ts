@@ -15,6 +15,8 @@ import { PlatformConfigService } from './domain/platform/platform-config.js';
 import { TokenService } from './domain/platform/tokens.js';
 import { WebhookEventLog } from './domain/webhooks/webhook-event-log.js';
 import { WebhookResends } from './domain/webhooks/webhook-resends.js';
+import { SignedDeliveries } from './domain/webhooks/signed-deliveries.js';
+import { signedHeaders } from './jobs/webhook-signature.js';
 import { RequestLog } from './domain/request-logs/request-log.js';
 import { WebhookTargetPolicy } from './domain/webhooks/webhook-targets.js';
 import { noWebhookSender, type SendWebhook } from './domain/webhooks/webhook-sending.js';
@@ -35,6 +37,7 @@ export interface Services {
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
   webhookResends: WebhookResends;
+  signedDeliveries: SignedDeliveries;
   requestLogs: RequestLog;
   /** Idempotency-Key records: first answers kept for replay. */
   idempotencyKeys: IdempotencyKeys;
@@ -62,6 +65,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     webhookResends: new WebhookResends(store, platformConfig),
+    signedDeliveries: new SignedDeliveries(store, platformConfig, signedHeaders),
     requestLogs: new RequestLog(store, cursors, { enabled: config.requestLogEnabled, bodyChars: config.requestLogBodyChars }),
     idempotencyKeys: new IdempotencyKeys(store),
     sendWebhook,

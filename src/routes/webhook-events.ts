@@ -1,5 +1,5 @@
 import { errorResponses, extension, IdParamSchema, pageSchema } from '../schemas/common.js';
-import { ListWebhookEventsQuery, RedeliveredEventSchema, ResendAcceptedSchema, ResendWindowBody, WebhookEventDetailSchema, WebhookEventSchema } from '../schemas/webhook-events.js';
+import { ListWebhookEventsQuery, RedeliveredEventSchema, ResendAcceptedSchema, ResendWindowBody, SignedDeliverySchema, WebhookEventDetailSchema, WebhookEventSchema } from '../schemas/webhook-events.js';
 import type { RouteModule } from './types.js';
 import { requestUnitOfWork } from '../http/idempotency.js';
 import type { ResendMode } from '../domain/webhooks/webhook-resends.js';
@@ -8,7 +8,7 @@ const tags = ['Webhooks'];
 /** The whole event log (events, their attempts, redelivery) is this service's. */
 const eventLog = extension('The operation: the webhook event log');
 
-export const webhookEventRoutes: RouteModule = (app, { webhookEvents, webhookResends }) => {
+export const webhookEventRoutes: RouteModule = (app, { webhookEvents, webhookResends, signedDeliveries }) => {
   app.get(
     '/webhook-events',
     {
@@ -76,5 +76,23 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents, webhookRes
     'replay-missing',
     'Replay webhook events the current endpoint never got',
     'Sends every event created in the window that was never sent to the current endpoint: made while no endpoint was set (WEBHOOK_ENDPOINT_NOT_SET), or sent only to an earlier endpoint.',
+  );
+
+  app.post(
+    '/webhook-events/:id/signed-delivery',
+    {
+      config: { permission: 'TRANSACT' },
+      schema: {
+        tags,
+        ...eventLog,
+        summary: 'Sign a webhook event as a delivery would send it',
+        description:
+          'The signed headers and exact body a delivery of the event would send at this moment (X-Grid-Signature and the Standard Webhooks headers, with the platform\'s current keys), ' +
+          'for a forwarder such as the CLI\'s listen to send verbatim to a receiver the server cannot reach. Sends nothing and changes nothing; needs no endpoint.',
+        params: IdParamSchema,
+        response: { 200: SignedDeliverySchema, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => signedDeliveries.sign(request.principal.platformId, request.params.id, requestUnitOfWork(request)),
   );
 };

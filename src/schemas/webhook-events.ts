@@ -60,3 +60,15 @@ export const ResendAcceptedSchema = Type.Object(
   { count: Type.Integer({ minimum: 0, description: 'Events selected now; the worker sends each of them that still qualifies when it runs' }) },
   { description: 'Resend queued' },
 );
+
+export const SignedDeliverySchema = Type.Object(
+  {
+    id: Type.String({ description: 'The event id (the webhook-id header)' }),
+    type: Type.String({ examples: ['CARD_TRANSACTION.AUTHORIZED'] }),
+    headers: Type.Record(Type.String(), Type.String(), {
+      description: 'Every header a delivery sends, signed now: X-Grid-Signature, webhook-id, webhook-timestamp, webhook-signature, content-type',
+    }),
+    body: Type.String({ description: 'The exact body bytes that are signed and sent' }),
+  },
+  { description: 'The event as a delivery would send it now; send the headers and body verbatim' },
+);

@@ -462,6 +462,7 @@ function templatesFor(ids: { customer: string; deletable: string; account: strin
     'GET /webhook-events/:id': { method: 'GET', path: `${BASE}/webhook-events/:id`, id: 'Webhook:0194f5b3-0000-7000-8000-000000000000' },
     'POST /webhook-events/:id/redeliver': { method: 'POST', path: `${BASE}/webhook-events/:id/redeliver`, id: 'Webhook:0194f5b3-0000-7000-8000-000000000000' },
     'POST /webhook-events/recover': { method: 'POST', path: `${BASE}/webhook-events/recover`, body: { since: '2025-01-01T00:00:00Z', until: '2030-01-01T00:00:00Z' } },
+    'POST /webhook-events/:id/signed-delivery': { method: 'POST', path: `${BASE}/webhook-events/:id/signed-delivery`, id: 'Webhook:0194f5b3-0000-7000-8000-000000000000' },
     'GET /request-logs': { method: 'GET', path: `${BASE}/request-logs`, query: { limit: '3', method: 'GET', status: '200' } },
     'GET /request-logs/:id': { method: 'GET', path: `${BASE}/request-logs/:id`, id: '00000000-0000-4000-8000-000000000000' },
     'POST /webhook-events/replay-missing': { method: 'POST', path: `${BASE}/webhook-events/replay-missing`, body: { since: '2025-01-01T00:00:00Z' } },

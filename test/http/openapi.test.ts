@@ -155,7 +155,7 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(update.properties.state.enum).toEqual(['ACTIVE', 'FROZEN', 'CLOSED']);
     expect(update.properties.fundingSources).toMatchObject({ type: 'array', minItems: 1 });
     expect(d.paths['/cards'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['cardholderId', 'form', 'fundingSources']));
-    for (const [path, method] of [['/webhook-events', 'get'], ['/webhook-events/{id}', 'get'], ['/webhook-events/{id}/redeliver', 'post'], ['/webhook-events/recover', 'post'], ['/webhook-events/replay-missing', 'post'], ['/request-logs', 'get'], ['/request-logs/{id}', 'get']] as const) {
+    for (const [path, method] of [['/webhook-events', 'get'], ['/webhook-events/{id}', 'get'], ['/webhook-events/{id}/redeliver', 'post'], ['/webhook-events/recover', 'post'], ['/webhook-events/replay-missing', 'post'], ['/request-logs', 'get'], ['/request-logs/{id}', 'get'], ['/webhook-events/{id}/signed-delivery', 'post']] as const) {
       expect(ext(d.paths[path][method]), path).toEqual(expect.any(String));
     }
     for (const [path, method] of [['/cards', 'get'], ['/transactions', 'get'], ['/sandbox/cards/{id}/simulate/clearing', 'post']] as const) {
@@ -311,6 +311,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /webhook-events/{id}/redeliver': { id: event },
     'POST /webhook-events/recover': { body: () => ({ since: '2025-01-01T00:00:00Z' }) },
     'GET /request-logs': { query: 'method=GET&status=200' },
+    'POST /webhook-events/{id}/signed-delivery': { id: event },
     'GET /request-logs/{id}': { id: logged },
     'POST /webhook-events/replay-missing': { body: () => ({ since: '2025-01-01T00:00:00Z' }) },
     // The rotations above changed the secret: the receiver learns the current one.
