@@ -2,13 +2,14 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startWorker } from '../../src/jobs/index.js';
 import { webhookDeliveryHandler } from '../../src/jobs/deliver-webhook-job.js';
 import { resendWebhooksHandler } from '../../src/jobs/resend-webhooks-job.js';
-import { RESEND_WEBHOOKS_JOB } from '../../src/domain/webhooks/webhook-resends.js';
+import { RESEND_BATCH, RESEND_WEBHOOKS_JOB } from '../../src/domain/webhooks/webhook-resends.js';
+import { newId } from '../../src/domain/shared/ids.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { basicAuth, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-const env = { WEBHOOK_RETRY_SCHEDULE: '0.05', WEBHOOK_TIMEOUT_MS: '1000', JOB_POLL_MS: '20' };
+const env = { WEBHOOK_RETRY_SCHEDULE: '0.05', WEBHOOK_TIMEOUT_MS: '5000', JOB_POLL_MS: '20' };
 
 async function states(caller: Caller, ids: string[]): Promise<string[]> {
   return Promise.all(ids.map(async (id) => (await caller.req('GET', `/webhook-events/${id}`)).json().deliveryState as string));
@@ -132,6 +133,33 @@ describeEachEngine(
       await settle(caller, ids, 'DELIVERED');
       await noJobsLeft(t);
       expect([...acceptedPerId(r)].sort()).toEqual(ids.map((id) => [id, 1]).sort());
+    });
+
+    it('a window larger than a batch is queued by one job per batch, in the background, each event once', async () => {
+      const caller = await t.newCaller();
+      const now = Date.now();
+      const rows = Array.from({ length: RESEND_BATCH + 100 }, (_, i) => {
+        const id = newId('Webhook');
+        return { id, platform_id: caller.platformId, type: 'CARD_TRANSACTION.AUTHORIZED', body: JSON.stringify({ id, type: 'CARD_TRANSACTION.AUTHORIZED', n: i }), delivery_state: 'WEBHOOK_ENDPOINT_NOT_SET' as const, created_at: now, updated_at: now };
+      });
+      for (let i = 0; i < rows.length; i += 200) await t.services.store.db.insertInto('webhook_events').values(rows.slice(i, i + 200)).execute();
+      const r = await receiver();
+      await connectReceiver(caller, r);
+      const res = await caller.req('POST', '/webhook-events/replay-missing', { since: new Date(now - 1).toISOString() });
+      expect(res.json()).toEqual({ count: RESEND_BATCH + 100 });
+      await until('every event delivered', async () => (acceptedPerId(r).size === rows.length ? true : undefined), 60_000);
+      await noJobsLeft(t);
+      // One delivery job per event (a receiver slower than WEBHOOK_TIMEOUT_MS may still see a retry: delivery is at least once).
+      const deliveries = await t.services.store.db.selectFrom('jobs').select('payload').where('kind', '=', 'webhook.deliver').execute();
+      const perEvent = new Map<string, number>();
+      for (const j of deliveries) {
+        const { eventId, platformId } = JSON.parse(j.payload) as { eventId: string; platformId: string };
+        if (platformId === caller.platformId) perEvent.set(eventId, (perEvent.get(eventId) ?? 0) + 1);
+      }
+      expect(perEvent.size).toBe(rows.length);
+      expect([...perEvent.values()].every((n) => n === 1)).toBe(true);
+      const jobs = await t.services.store.db.selectFrom('jobs').select('payload').where('kind', '=', RESEND_WEBHOOKS_JOB).execute();
+      expect(jobs.filter((j) => j.payload.includes(caller.platformId))).toHaveLength(2);
     });
 
     it('takes only the window, only the caller\'s platform, and refuses bad windows and VIEW tokens', async () => {
