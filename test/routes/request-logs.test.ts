@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RequestLog } from '../../src/domain/request-logs/request-log.js';
 import { buildApp } from '../../src/app.js';
 import { basicAuth, BASE, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { businessCustomer } from '../helpers/owners.js';
@@ -128,6 +130,17 @@ describeEachEngine('request log', (t) => {
     await app.close();
     const rows = await t.services.store.db.selectFrom('request_logs').select(['id', 'status']).where('id', '=', res.headers['x-request-id'] as string).execute();
     expect(rows).toEqual([{ id: res.headers['x-request-id'], status: 200 }]);
+  });
+
+  it('holds a bounded buffer: past it entries are dropped and counted, never blocking the request', async () => {
+    const caller = await t.newCaller();
+    const log = new RequestLog(t.services.store, t.services.cursors, { enabled: true, bodyChars: 100, maxBuffered: 2, batchSize: 10 });
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of ids) log.record({ id, platformId: caller.platformId, tokenId: caller.tokenId, method: 'GET', url: '/x?card=4111111111111111', status: 200, durationMs: 1.5 });
+    expect(log.dropped).toBe(1);
+    const page = await log.list(caller.platformId, 10, undefined, {});
+    expect(page.data.map((e) => e.id).sort()).toEqual(ids.slice(0, 2).sort());
+    expect(page.data[0]).toMatchObject({ path: '/x', query: 'card=[REDACTED PAN]', durationMs: 1.5 });
   });
 
   it('cuts bodies at REQUEST_LOG_BODY_CHARS', async () => {
