@@ -64,14 +64,18 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents, webhookRes
           tags,
           ...eventLog,
           summary,
-          description: `${description} Answers 202 at once with how many events it selected; the worker queues their deliveries in the background, each with its event's id (the webhook-id). An event already being delivered (PENDING) is not taken again, so a second identical call does not double a delivery. No endpoint configured: 400 WEBHOOK_ENDPOINT_NOT_SET.`,
+          description: `${description} Answers 202 at once with how many events it selected; the worker queues their deliveries in the background, each with its event's id (the webhook-id). An event a resend already made due is not taken again, so a second identical call does not double a delivery. No endpoint configured: 400 WEBHOOK_ENDPOINT_NOT_SET.`,
           body: ResendWindowBody,
           response: { 202: ResendAcceptedSchema, ...errorResponses(400) },
         },
       },
       async (request, reply) => reply.code(202).send(await webhookResends.start(request.principal.platformId, mode, request.body, requestUnitOfWork(request))),
     );
-  resend('recover', 'Recover failed webhook events', 'Sends again every event created in the window whose latest delivery, to the current endpoint, failed (FAILED).');
+  resend(
+    'recover',
+    'Recover failed webhook events',
+    'Sends again, now, every event created in the window whose latest attempt, to the current endpoint, failed: FAILED, or PENDING with its next retry still ahead.',
+  );
   resend(
     'replay-missing',
     'Replay webhook events the current endpoint never got',

@@ -10,13 +10,16 @@ export interface ResendSelection {
   since: number;
   until: number;
   url: string;
+  /** Now: a PENDING event whose next retry is later than this is recover's too. */
+  now: number;
 }
 
 /**
- * recover: FAILED, and the latest attempt went to `url` (an event that failed at an earlier
- * endpoint is replay-missing's). replay-missing: never attempted at `url`, and either made with no
- * endpoint or attempted at another one (an event whose attempts were all pruned is left alone:
- * nothing says where it went). PENDING events are never taken, so a second call does not double them.
+ * recover: the latest attempt went to `url` (an event that failed at an earlier endpoint is
+ * replay-missing's) and failed: FAILED, or PENDING with its next retry still to come (a resend
+ * makes it due now, so a second call does not take it again). replay-missing: never attempted at
+ * `url`, and either made with no endpoint or attempted at another one (an event whose attempts
+ * were all pruned is left alone: nothing says where it went); PENDING events are not taken.
  */
 function selected(db: Executor, s: ResendSelection) {
   const base = db
@@ -26,7 +29,7 @@ function selected(db: Executor, s: ResendSelection) {
     .where('e.created_at', '<=', s.until);
   if (s.mode === 'recover') {
     return base
-      .where('e.delivery_state', '=', 'FAILED')
+      .where((eb) => eb.or([eb('e.delivery_state', '=', 'FAILED'), eb.and([eb('e.delivery_state', '=', 'PENDING'), eb('e.next_attempt_at', '>', s.now)])]))
       .where((eb) => eb(eb.selectFrom('webhook_attempts as a').select('a.url').whereRef('a.event_id', '=', 'e.id').orderBy('a.id', 'desc').limit(1), '=', s.url));
   }
   return base

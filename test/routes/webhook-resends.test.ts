@@ -26,6 +26,10 @@ function acceptedPerId(r: WebhookReceiver): Map<string, number> {
   return n;
 }
 
+async function noQueued(t: TestApp, kind: string): Promise<boolean> {
+  return (await t.services.store.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('state', '=', 'queued').execute()).length === 0;
+}
+
 async function noJobsLeft(t: TestApp): Promise<void> {
   const busy = () => t.services.store.db.selectFrom('jobs').select('id').where('state', '=', 'queued').execute();
   await until('no job left', async () => ((await busy()).length === 0 ? true : undefined), 15_000);
@@ -68,6 +72,30 @@ describeEachEngine(
       expect([...acceptedPerId(r)].sort()).toEqual(ids.map((id) => [id, 1]).sort());
       // Nothing left to recover: a second call selects none.
       expect((await caller.req('POST', '/webhook-events/recover', { since })).json()).toEqual({ count: 0 });
+    });
+
+    it('recover: an event still PENDING a retry hours ahead is sent now, and a second call does not take it again', async () => {
+      const caller = await t.newCaller();
+      const r = await receiver();
+      await connectReceiver(caller, r);
+      r.failNext = 1_000;
+      const since = new Date(Date.now() - 1000).toISOString();
+      const ids = [await produceEvent(t, caller), await produceEvent(t, caller)];
+      await settle(caller, ids, 'FAILED');
+      // As after an outage under the default schedule: the last attempt failed, the next is hours away.
+      await t.services.store.db.updateTable('webhook_events').set({ delivery_state: 'PENDING', next_attempt_at: Date.now() + 3_600_000 }).where('id', 'in', ids).execute();
+      r.failNext = 0;
+
+      await worker.stop();
+      expect((await caller.req('POST', '/webhook-events/recover', { since })).json()).toEqual({ count: 2 });
+      worker = startWorker(t.services, t.app.log, [resendWebhooksHandler]);
+      await until('the resend job to run', async () => ((await states(caller, ids)).every((s) => s === 'PENDING') && (await noQueued(t, RESEND_WEBHOOKS_JOB)) ? true : undefined), 15_000);
+      expect((await caller.req('POST', '/webhook-events/recover', { since })).json()).toEqual({ count: 0 });
+      await worker.stop();
+      worker = startWorker(t.services, t.app.log, [webhookDeliveryHandler, resendWebhooksHandler]);
+      await settle(caller, ids, 'DELIVERED');
+      await noJobsLeft(t);
+      expect([...acceptedPerId(r)].sort()).toEqual(ids.map((id) => [id, 1]).sort());
     });
 
     it('replay-missing: events made while no endpoint was set reach the endpoint set later', async () => {

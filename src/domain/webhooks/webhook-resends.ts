@@ -49,7 +49,7 @@ export class WebhookResends {
     if (until < since) throw new ValidationError([{ field: 'until', message: 'is before since' }]);
     const config = await this.platformConfig.load(platformId, within);
     if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
-    const selection: ResendSelection = { platformId, mode, since, until, url: config.webhook_endpoint };
+    const selection: ResendSelection = { platformId, mode, since, until, url: config.webhook_endpoint, now };
     return this.store.transaction(async (uow) => {
       const count = await countResendable(uow.db, selection);
       if (count > 0) {
@@ -68,7 +68,7 @@ export class WebhookResends {
  */
 export async function queueResendBatch(uow: UnitOfWork, p: ResendPayload, endpoint: string | null, now: number): Promise<number> {
   if (!endpoint) return 0;
-  const selection: ResendSelection = { platformId: p.platformId, mode: p.mode, since: p.since, until: p.until, url: endpoint };
+  const selection: ResendSelection = { platformId: p.platformId, mode: p.mode, since: p.since, until: p.until, url: endpoint, now };
   const ids = await findResendableIds(uow.db, selection, RESEND_BATCH, p.afterId);
   await setEventsPending(uow.db, ids, now);
   const deliveries = ids.map((eventId) => {
