@@ -1,5 +1,5 @@
-/** Keys whose values are never stored, whatever they hold (client and webhook secrets, credentials, card data). */
-const SECRET_KEY = /secret|password|passphrase|private_?key|authorization|credential|^(cvv|cvc|cvv2|pin|pan)$|card_?number/i;
+/** Keys whose values are never stored, whatever they hold (client and webhook secrets, credentials, card data, a card reveal's bearer URL). */
+const SECRET_KEY = /secret|password|passphrase|private_?key|authorization|credential|^(cvv|cvc|cvv2|pin|pan)$|card_?number|embed_?url/i;
 const REDACTED = '[REDACTED]';
 
 const PATTERNS: [RegExp, string][] = [

@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { redactText, redactValue, storedBody } from '../../../src/domain/request-logs/redaction.js';
 
 it('replaces the values of secret keys, whatever they hold', () => {
+  expect(redactValue({ panEmbedUrl: 'https://sandbox/reveal/abc.def', expiresAt: 'x' })).toEqual({ panEmbedUrl: '[REDACTED]', expiresAt: 'x' });
   expect(redactValue({ clientSecret: 'abc', webhookSecret: 'whsec_x', nested: [{ password: 1, privateKey: { a: 1 } }], name: 'ok' })).toEqual({
     clientSecret: '[REDACTED]',
     webhookSecret: '[REDACTED]',
