@@ -21,6 +21,7 @@ const LONG = [
   'test/http/idempotency-processes.test.ts',
   'test/server-cluster.test.ts',
   'test/cli/tokens-cli.test.ts',
+  'test/cli/listen.test.ts',
   'test/http/timeouts.test.ts',
   'test/console/console-browser.test.ts',
 ];

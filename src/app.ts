@@ -9,6 +9,7 @@ import { errorSchema } from './schemas/common.js';
 import { answerRuntimeRefusals, clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerJsonParser } from './http/json-body.js';
+import { registerRequestLog } from './http/request-log.js';
 import { registerUnimplementedOperations } from './http/grid-operations.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
@@ -42,22 +43,15 @@ export interface AppOptions {
 
 const DOCS_PREFIX = `${BASE_PATH}/docs`;
 
-/** A request id a client may choose: 1 to 200 visible ASCII characters. */
-const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
-
-function clientRequestId(header: string | string[] | undefined): string | undefined {
-  return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : undefined;
-}
-
 /** Builds the HTTP application over the given services; does not listen. */
 export async function buildApp(services: Services, opts: AppOptions = {}): Promise<FastifyInstance> {
   const config = services.config;
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 1024 * 1024,
-    // The client's X-Request-Id when it is a plain token, else a fresh one: it is echoed in a header and logged.
+    // Always the server's own, random (a UUID v4): it names the request's entry in the request log, so a client cannot choose or guess it.
     requestIdHeader: false,
-    genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? randomUUID(),
+    genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     frameworkErrors,
     clientErrorHandler,
@@ -77,6 +71,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
   registerJsonParser(app);
   registerErrorHandling(app, services.tokens);
   registerIdempotency(app, services.idempotencyKeys);
+  registerRequestLog(app, services.requestLogs);
 
   const authenticate = basicAuth(services.tokens, services.config, opts.now);
   app.addHook('onRequest', async (request, reply) => {

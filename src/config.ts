@@ -54,6 +54,14 @@ const SETTINGS = {
   jobRetentionMs: env('JOB_RETENTION_MS', Type.Integer({ default: 604_800_000, minimum: 1_000 })),
   // Webhook attempts older than this are deleted; 0 keeps them as long as their events (for ever).
   webhookAttemptRetentionMs: env('WEBHOOK_ATTEMPT_RETENTION_MS', Type.Integer({ default: 0, minimum: 0 })),
+  // 0 turns the request log off (GET /request-logs then lists nothing new).
+  requestLogEnabled: env('REQUEST_LOG_ENABLED', Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }), (v) => v === '1'),
+  // Request log entries older than this are deleted (7 days).
+  requestLogRetentionMs: env('REQUEST_LOG_RETENTION_MS', Type.Integer({ default: 604_800_000, minimum: 1_000 })),
+  // At most this many request log entries are kept, all platforms together; the oldest go first.
+  requestLogMaxEntries: env('REQUEST_LOG_MAX_ENTRIES', Type.Integer({ default: 100_000, minimum: 1 })),
+  // Characters of each stored request and response body; longer ones are cut.
+  requestLogBodyChars: env('REQUEST_LOG_BODY_CHARS', Type.Integer({ default: 16_384, minimum: 0, maximum: 1_048_576 })),
   // Set to 0 to run an API-only process; jobs are then left to other processes.
   workerEnabled: env('WORKER_ENABLED', Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }), (v) => v === '1'),
   // Server processes sharing the port (node:cluster); more use more cores.

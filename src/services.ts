@@ -17,6 +17,10 @@ import { PlatformConfigService } from './domain/platform/platform-config.js';
 import { TokenService } from './domain/platform/tokens.js';
 import { VerificationService } from './domain/verifications/verifications.js';
 import { WebhookEventLog } from './domain/webhooks/webhook-event-log.js';
+import { WebhookResends } from './domain/webhooks/webhook-resends.js';
+import { SignedDeliveries } from './domain/webhooks/signed-deliveries.js';
+import { signedHeaders } from './jobs/webhook-signature.js';
+import { RequestLog } from './domain/request-logs/request-log.js';
 import { WebhookTargetPolicy } from './domain/webhooks/webhook-targets.js';
 import { noWebhookSender, type SendWebhook } from './domain/webhooks/webhook-sending.js';
 
@@ -39,6 +43,9 @@ export interface Services {
   internalAccounts: InternalAccountService;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
+  webhookResends: WebhookResends;
+  signedDeliveries: SignedDeliveries;
+  requestLogs: RequestLog;
   /** Idempotency-Key records: first answers kept for replay. */
   idempotencyKeys: IdempotencyKeys;
   /** Signs the console's session cookies; derived from the stored cursor key, so every process shares it. */
@@ -74,6 +81,9 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     internalAccounts: new InternalAccountService(store, cursors),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
+    webhookResends: new WebhookResends(store, platformConfig),
+    signedDeliveries: new SignedDeliveries(store, platformConfig, signedHeaders),
+    requestLogs: new RequestLog(store, cursors, { enabled: config.requestLogEnabled, bodyChars: config.requestLogBodyChars }),
     idempotencyKeys: new IdempotencyKeys(store),
     consoleSessionKey: Buffer.from(hkdfSync('sha256', keys.cursorKey, '', 'console-session', 32)),
     sendWebhook,

@@ -1,4 +1,5 @@
 import { ConfigError } from '../config.js';
+import { listenCommand } from './listen.js';
 import { seedCommand } from './seed.js';
 import { tokensCommand } from './tokens.js';
 
@@ -11,6 +12,7 @@ export interface CliCommand {
 const commands: Record<string, CliCommand> = {
   tokens: tokensCommand,
   seed: seedCommand,
+  listen: listenCommand,
 };
 
 function usage(): string {

@@ -81,6 +81,7 @@ const NOT_FOUND_CODES: Record<NotFoundResource, CodeOf<404>> = {
   Card: 'REFERENCE_NOT_FOUND',
   WebhookEvent: 'REFERENCE_NOT_FOUND',
   Verification: 'REFERENCE_NOT_FOUND',
+  RequestLog: 'REFERENCE_NOT_FOUND',
 };
 
 /** The client went away while its request was being read (the body stream was aborted or reset). */

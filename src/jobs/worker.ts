@@ -6,6 +6,7 @@ import { idBoundAt } from '../domain/shared/ids.js';
 import { DELIVER_WEBHOOK_JOB } from '../domain/webhooks/webhook-events.js';
 import { claimDueJobsByKind, finishDoneJobs, finishJob, JOBS_WAKEUP_CHANNEL, msUntilNextDue } from '../store/jobs-repo.js';
 import { deleteAttemptsBefore, deleteFinishedJobs } from '../store/retention-repo.js';
+import { deleteRequestLogsBefore, requestLogCutoff } from '../store/request-logs-repo.js';
 import type { WakeupListener } from '../store/pg-wakeups.js';
 import type { Engine } from '../store/store.js';
 import type { JobRow } from '../store/tables/jobs.js';
@@ -132,27 +133,30 @@ export class Worker {
   }
 
   /**
-   * Deletes finished jobs older than JOB_RETENTION_MS and, when WEBHOOK_ATTEMPT_RETENTION_MS is
-   * set, webhook attempts older than it: in statements of PRUNE_BATCH rows, each its own short
-   * transaction, at most PRUNE_BATCHES_PER_PASS per table per pass (the next pass goes on).
+   * Deletes finished jobs older than JOB_RETENTION_MS; when WEBHOOK_ATTEMPT_RETENTION_MS is set,
+   * webhook attempts older than it; and request log entries older than REQUEST_LOG_RETENTION_MS
+   * or past the REQUEST_LOG_MAX_ENTRIES newest: in statements of PRUNE_BATCH rows, each its own
+   * short transaction, at most PRUNE_BATCHES_PER_PASS per table per pass (the next pass goes on).
    */
-  async prune(): Promise<{ jobs: number; attempts: number }> {
+  async prune(): Promise<{ jobs: number; attempts: number; requestLogs: number }> {
     const { config, store } = this.services;
-    const pruned = { jobs: 0, attempts: 0 };
-    for (let i = 0; i < PRUNE_BATCHES_PER_PASS && !this.stopped; i++) {
-      const n = await deleteFinishedJobs(store, config.jobRetentionMs, PRUNE_BATCH);
-      pruned.jobs += n;
-      if (n < PRUNE_BATCH) break;
-    }
-    if (config.webhookAttemptRetentionMs > 0) {
-      const before = idBoundAt('WebhookAttempt', this.clock() - config.webhookAttemptRetentionMs);
+    const pruned = { jobs: 0, attempts: 0, requestLogs: 0 };
+    const batches = async (key: keyof typeof pruned, run: () => Promise<number>) => {
       for (let i = 0; i < PRUNE_BATCHES_PER_PASS && !this.stopped; i++) {
-        const n = await deleteAttemptsBefore(store, before, PRUNE_BATCH);
-        pruned.attempts += n;
+        const n = await run();
+        pruned[key] += n;
         if (n < PRUNE_BATCH) break;
       }
+    };
+    await batches('jobs', () => deleteFinishedJobs(store, config.jobRetentionMs, PRUNE_BATCH));
+    if (config.webhookAttemptRetentionMs > 0) {
+      const before = idBoundAt('WebhookAttempt', this.clock() - config.webhookAttemptRetentionMs);
+      await batches('attempts', () => deleteAttemptsBefore(store, before, PRUNE_BATCH));
     }
-    if (pruned.jobs + pruned.attempts > 0) this.log.info(pruned, 'pruned finished jobs and old webhook attempts');
+    const beyondSize = await requestLogCutoff(store.db, config.requestLogMaxEntries);
+    const before = Math.max(this.clock() - config.requestLogRetentionMs, beyondSize === undefined ? 0 : beyondSize + 1);
+    await batches('requestLogs', () => deleteRequestLogsBefore(store, before, PRUNE_BATCH));
+    if (pruned.jobs + pruned.attempts + pruned.requestLogs > 0) this.log.info(pruned, 'pruned finished jobs, old webhook attempts and request log entries');
     return pruned;
   }
 

@@ -11,9 +11,10 @@ import { configRoutes } from './config.js';
 import { sandboxWebhookRoutes } from './sandbox-webhooks.js';
 import { verificationRoutes } from './verifications.js';
 import { webhookEventRoutes } from './webhook-events.js';
+import { requestLogRoutes } from './request-logs.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes, requestLogRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,

@@ -1,13 +1,14 @@
 import { errorResponses, extension, IdParamSchema, pageSchema } from '../schemas/common.js';
-import { ListWebhookEventsQuery, RedeliveredEventSchema, WebhookEventDetailSchema, WebhookEventSchema } from '../schemas/webhook-events.js';
+import { ListWebhookEventsQuery, RedeliveredEventSchema, ResendAcceptedSchema, ResendWindowBody, SignedDeliverySchema, WebhookEventDetailSchema, WebhookEventSchema } from '../schemas/webhook-events.js';
 import type { RouteModule } from './types.js';
 import { requestUnitOfWork } from '../http/idempotency.js';
+import type { ResendMode } from '../domain/webhooks/webhook-resends.js';
 
 const tags = ['Webhooks'];
 /** The whole event log (events, their attempts, redelivery) is this service's. */
 const eventLog = extension('The operation: the webhook event log');
 
-export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
+export const webhookEventRoutes: RouteModule = (app, { webhookEvents, webhookResends, signedDeliveries }) => {
   app.get(
     '/webhook-events',
     {
@@ -52,5 +53,50 @@ export const webhookEventRoutes: RouteModule = (app, { webhookEvents }) => {
       },
     },
     async (request, reply) => reply.code(202).send(await webhookEvents.redeliver(request.principal.platformId, request.params.id, requestUnitOfWork(request))),
+  );
+
+  const resend = (mode: ResendMode, summary: string, description: string) =>
+    app.post(
+      `/webhook-events/${mode}`,
+      {
+        config: { permission: 'TRANSACT' },
+        schema: {
+          tags,
+          ...eventLog,
+          summary,
+          description: `${description} Answers 202 at once with how many events it selected; the worker queues their deliveries in the background, each with its event's id (the webhook-id). An event a resend already made due is not taken again, so a second identical call does not double a delivery. No endpoint configured: 400 WEBHOOK_ENDPOINT_NOT_SET.`,
+          body: ResendWindowBody,
+          response: { 202: ResendAcceptedSchema, ...errorResponses(400) },
+        },
+      },
+      async (request, reply) => reply.code(202).send(await webhookResends.start(request.principal.platformId, mode, request.body, requestUnitOfWork(request))),
+    );
+  resend(
+    'recover',
+    'Recover failed webhook events',
+    'Sends again, now, every event created in the window whose latest attempt, to the current endpoint, failed: FAILED, or PENDING with its next retry still ahead.',
+  );
+  resend(
+    'replay-missing',
+    'Replay webhook events the current endpoint never got',
+    'Sends every event created in the window that was never sent to the current endpoint: made while no endpoint was set (WEBHOOK_ENDPOINT_NOT_SET), or sent only to an earlier endpoint.',
+  );
+
+  app.post(
+    '/webhook-events/:id/signed-delivery',
+    {
+      config: { permission: 'TRANSACT' },
+      schema: {
+        tags,
+        ...eventLog,
+        summary: 'Sign a webhook event as a delivery would send it',
+        description:
+          'The signed headers and exact body a delivery of the event would send at this moment (X-Grid-Signature and the Standard Webhooks headers, with the platform\'s current keys), ' +
+          'for a forwarder such as the CLI\'s listen to send verbatim to a receiver the server cannot reach. Sends nothing and changes nothing; needs no endpoint.',
+        params: IdParamSchema,
+        response: { 200: SignedDeliverySchema, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => signedDeliveries.sign(request.principal.platformId, request.params.id, requestUnitOfWork(request)),
   );
 };

@@ -46,3 +46,29 @@ export const ListWebhookEventsQuery = Type.Object(
 
 /** The event as the redelivery's 202 answers it. */
 export const RedeliveredEventSchema = Type.Object(WebhookEventSchema.properties, { description: 'Redelivery queued' });
+
+/** The window of a bulk resend (recover, replay-missing), by the events' creation time. */
+export const ResendWindowBody = Type.Object(
+  {
+    since: Type.String({ format: 'date-time', description: 'Events created at or after this time (ISO 8601)' }),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Events created at or before this time (ISO 8601); default: now' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ResendAcceptedSchema = Type.Object(
+  { count: Type.Integer({ minimum: 0, description: 'Events selected now; the worker sends each of them that still qualifies when it runs' }) },
+  { description: 'Resend queued' },
+);
+
+export const SignedDeliverySchema = Type.Object(
+  {
+    id: Type.String({ description: 'The event id (the webhook-id header)' }),
+    type: Type.String({ examples: ['CARD_TRANSACTION.AUTHORIZED'] }),
+    headers: Type.Record(Type.String(), Type.String(), {
+      description: 'Every header a delivery sends, signed now: X-Grid-Signature, webhook-id, webhook-timestamp, webhook-signature, content-type',
+    }),
+    body: Type.String({ description: 'The exact body bytes that are signed and sent' }),
+  },
+  { description: 'The event as a delivery would send it now; send the headers and body verbatim' },
+);

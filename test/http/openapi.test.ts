@@ -118,7 +118,11 @@ describeEachEngine('OpenAPI document', (t) => {
         );
         check(key, op, 'unknown query parameter', await send(t.caller, url(v.id, v.query ? `${v.query}&zz=1` : 'zz=1'), await body()), op.parameters?.some((p) => p.in === 'query') ? 400 : undefined);
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
-        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
+        const swap = (text: string) =>
+          text
+            .replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id))
+            // A request id (the request log's) is a bare UUID v4.
+            .replace(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, '00000000-0000-4000-8000-000000000000');
         const b = await body();
         const swapped = url(v.id && swap(v.id), v.query && swap(v.query));
         check(key, op, 'unknown ids', await send(t.caller, swapped, b === undefined ? undefined : JSON.parse(swap(JSON.stringify(b)))), v.id ? 404 : undefined);
@@ -151,7 +155,7 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(update.properties.state.enum).toEqual(['ACTIVE', 'FROZEN', 'CLOSED']);
     expect(update.properties.fundingSources).toMatchObject({ type: 'array', minItems: 1 });
     expect(d.paths['/cards'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['cardholderId', 'form', 'fundingSources']));
-    for (const [path, method] of [['/webhook-events', 'get'], ['/webhook-events/{id}', 'get'], ['/webhook-events/{id}/redeliver', 'post']] as const) {
+    for (const [path, method] of [['/webhook-events', 'get'], ['/webhook-events/{id}', 'get'], ['/webhook-events/{id}/redeliver', 'post'], ['/webhook-events/recover', 'post'], ['/webhook-events/replay-missing', 'post'], ['/request-logs', 'get'], ['/request-logs/{id}', 'get'], ['/webhook-events/{id}/signed-delivery', 'post']] as const) {
       expect(ext(d.paths[path][method]), path).toEqual(expect.any(String));
     }
     for (const [path, method] of [['/cards', 'get'], ['/transactions', 'get'], ['/sandbox/cards/{id}/simulate/clearing', 'post']] as const) {
@@ -248,6 +252,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   };
   await connectReceiver(caller, receiver);
   const token = (await created('POST', '/tokens', { name: 'fixture', permissions: ['VIEW'] })).id as string;
+  const logged = (await caller.req('GET', '/tokens')).headers['x-request-id'] as string;
   const customer = (await created('POST', '/customers', businessCustomer())).id as string;
   const toDelete = (await created('POST', '/customers', businessCustomer())).id as string;
   const owner = (await created('POST', '/beneficial-owners', ownerInput(customer))).id as string;
@@ -314,6 +319,11 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'GET /webhook-events': { query: 'deliveryState=PENDING' },
     'GET /webhook-events/{id}': { id: event },
     'POST /webhook-events/{id}/redeliver': { id: event },
+    'POST /webhook-events/recover': { body: () => ({ since: '2025-01-01T00:00:00Z' }) },
+    'GET /request-logs': { query: 'method=GET&status=200' },
+    'POST /webhook-events/{id}/signed-delivery': { id: event },
+    'GET /request-logs/{id}': { id: logged },
+    'POST /webhook-events/replay-missing': { body: () => ({ since: '2025-01-01T00:00:00Z' }) },
     // The rotations above changed the secret: the receiver learns the current one.
     'POST /sandbox/webhooks/test': { body: async () => void receiver.trust(await created('GET', '/config')) },
   };
@@ -363,6 +373,8 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     [op('authorization_advice'), 'a new total below the settled amount', 400, sim('authorization_advice', { cardTransactionId: partly, amount: 50 })],
     ['POST /sandbox/webhooks/test', 'no endpoint', 400, caller.req('POST', '/sandbox/webhooks/test')],
     ['POST /webhook-events/{id}/redeliver', 'no endpoint', 400, caller.req('POST', `/webhook-events/${event}/redeliver`)],
+    ['POST /webhook-events/recover', 'no endpoint', 400, caller.req('POST', '/webhook-events/recover', { since: '2025-01-01T00:00:00Z' })],
+    ['POST /webhook-events/replay-missing', 'no endpoint', 400, caller.req('POST', '/webhook-events/replay-missing', { since: '2025-01-01T00:00:00Z' })],
     [
       'PATCH /config',
       'a fee source currency the interface does not implement',

@@ -54,10 +54,10 @@ describeEachEngine(
 
       const worker = new Worker(t.services, [], t.app.log, { pruneEveryMs: 3_600_000 });
       workers.push(worker);
-      expect(await worker.prune()).toEqual({ jobs: 1_235, attempts: 0 });
+      expect(await worker.prune()).toEqual({ jobs: 1_235, attempts: 0, requestLogs: 0 });
       for (const j of [old[0]!, old.at(-1)!, oldFailed]) expect(await findJob(t.services.store.db, j.id)).toBeUndefined();
       for (const j of [recentDone, recentFailed, oldQueued]) expect((await findJob(t.services.store.db, j.id))?.state).toBe(j.state);
-      expect(await worker.prune()).toEqual({ jobs: 0, attempts: 0 });
+      expect(await worker.prune()).toEqual({ jobs: 0, attempts: 0, requestLogs: 0 });
     });
 
     it('a running worker prunes on its own, every pruneEveryMs', async () => {

@@ -24,6 +24,9 @@ export interface DeliveryOutcome {
   responseExcerpt: string | undefined;
 }
 
+/** The headers a delivery is sent with, signed both ways (jobs/webhook-signature.ts). */
+export type SignWebhook = (delivery: WebhookDelivery) => Record<string, string>;
+
 /** Sends one delivery and reports what happened; never throws. */
 export type SendWebhook = (delivery: WebhookDelivery) => Promise<DeliveryOutcome>;
 
