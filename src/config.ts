@@ -56,6 +56,8 @@ const SETTINGS = {
   webhookAttemptRetentionMs: env('WEBHOOK_ATTEMPT_RETENTION_MS', Type.Integer({ default: 0, minimum: 0 })),
   // How long after its creation a sandbox customer's KYC/KYB is approved (when the platform leaves sandboxKycAutoApproval on).
   sandboxKycApprovalDelayMs: env('SANDBOX_KYC_APPROVAL_DELAY_MS', Type.Integer({ default: 1_000, minimum: 0, maximum: 86_400_000 })),
+  // How long a sandbox external account's PENDING name verification, or a LIVENESS ownership challenge, takes to complete.
+  sandboxExternalAccountReviewDelayMs: env('SANDBOX_EXTERNAL_ACCOUNT_REVIEW_DELAY_MS', Type.Integer({ default: 1_000, minimum: 0, maximum: 86_400_000 })),
   // Set to 0 to run an API-only process; jobs are then left to other processes.
   workerEnabled: env('WORKER_ENABLED', Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }), (v) => v === '1'),
   // Server processes sharing the port (node:cluster); more use more cores.

@@ -7,6 +7,8 @@ import { BeneficialOwnerService } from './domain/customers/beneficial-owners.js'
 import { CardSimulations } from './domain/cards/card-simulations.js';
 import { CardService } from './domain/cards/cards.js';
 import { CustomerService } from './domain/customers/customers.js';
+import { ExternalAccountService } from './domain/external-accounts/external-accounts.js';
+import { OwnershipVerification } from './domain/external-accounts/ownership-verification.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
 import { KycService } from './domain/customers/kyc.js';
@@ -30,6 +32,9 @@ export interface Services {
   cards: CardService;
   cardSimulations: CardSimulations;
   internalAccounts: InternalAccountService;
+  externalAccounts: ExternalAccountService;
+  /** Ownership challenges of self-custody wallet external accounts. */
+  ownershipVerification: OwnershipVerification;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
   /** Idempotency-Key records: first answers kept for replay. */
@@ -55,6 +60,8 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     cards: new CardService(store, cursors),
     cardSimulations: new CardSimulations(store),
     internalAccounts: new InternalAccountService(store, cursors),
+    externalAccounts: new ExternalAccountService(store, cursors, config.sandboxExternalAccountReviewDelayMs),
+    ownershipVerification: new OwnershipVerification(store, config.sandboxExternalAccountReviewDelayMs),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     idempotencyKeys: new IdempotencyKeys(store),

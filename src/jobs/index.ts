@@ -3,12 +3,13 @@ import type { Logger } from '../logger.js';
 import { cardProvisioningHandler } from './card-provisioning.js';
 import { cardSimulationHandler } from './card-simulation.js';
 import { webhookDeliveryHandler } from './deliver-webhook-job.js';
+import { externalAccountReviewHandler } from './external-account-review.js';
 import { kycAutoApprovalHandler } from './kyc-auto-approval.js';
 import type { JobHandler } from './types.js';
 import { Worker } from './worker.js';
 
 /** Every kind of background job this service runs. */
-export const jobHandlers: JobHandler[] = [cardSimulationHandler, cardProvisioningHandler, kycAutoApprovalHandler, webhookDeliveryHandler];
+export const jobHandlers: JobHandler[] = [cardSimulationHandler, cardProvisioningHandler, kycAutoApprovalHandler, externalAccountReviewHandler, webhookDeliveryHandler];
 
 export function startWorker(services: Services, log: Logger, handlers: JobHandler[] = jobHandlers): Worker {
   return new Worker(services, handlers, log).start();

@@ -1,6 +1,7 @@
 import type { BeneficialOwnerTables } from './tables/beneficial-owners.js';
 import type { CardTables } from './tables/cards.js';
 import type { CustomerTables } from './tables/customers.js';
+import type { ExternalAccountTables } from './tables/external-accounts.js';
 import type { FoundationTables } from './tables/foundation.js';
 import type { IdempotencyKeyTables } from './tables/idempotency-keys.js';
 import type { InternalAccountTables } from './tables/internal-accounts.js';
@@ -9,6 +10,6 @@ import type { WebhookEventRow, WebhookEventTables } from './tables/webhook-event
 import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhooks.js';
 
 /** Every table the service knows, as Kysely sees it; each table group declares its own file. */
-export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables, InternalAccountTables {
+export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables, InternalAccountTables, ExternalAccountTables {
   webhook_events: WebhookEventRow & WebhookEventDeliveryColumns;
 }
