@@ -4,6 +4,7 @@ import {
   CardStateChangeWebhookSchema,
   CardTransactionWebhookSchema,
   CustomerWebhookSchema,
+  ExternalAccountStatusWebhookSchema,
   InternalAccountWebhookSchema,
   TestWebhookSchema,
 } from '../schemas/webhooks.js';
@@ -82,6 +83,12 @@ export const WEBHOOKS = {
     'Customer KYC/KYB status changed',
     'CUSTOMER.KYC_* (individuals) or CUSTOMER.KYB_* (businesses): the automatic approval of a new sandbox customer, or POST /sandbox/customers/{customerId}/kyc with PENDING, APPROVED or REJECTED; with the customer after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     CustomerWebhookSchema,
+  ),
+  'external-account-status': delivery(
+    'externalAccountStatusWebhook',
+    'External account status changed',
+    'EXTERNAL_ACCOUNT.STATUS_UPDATED: a sandbox PENDING beneficiary verification ended ACTIVE, or an ownership challenge moved a wallet to PENDING_OWNERSHIP_VERIFICATION, UNVERIFIED or ACTIVE; in the same transaction as the change, with the account after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    ExternalAccountStatusWebhookSchema,
   ),
   'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
 };

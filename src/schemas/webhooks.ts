@@ -6,6 +6,8 @@ import { TEST_EVENT_TYPE } from '../domain/webhooks/webhook-event-log.js';
 import { extension } from './common.js';
 import { CardSchema } from './cards.js';
 import { CustomerSchema } from './customers.js';
+import { ExternalAccountSchema } from './external-accounts.js';
+import { EXTERNAL_ACCOUNT_STATUS_UPDATED_EVENT } from '../domain/external-accounts/external-account-lifecycle.js';
 import { InternalAccountSchema } from './internal-accounts.js';
 import { CardTransactionSchema } from './transactions.js';
 
@@ -75,4 +77,11 @@ export const CustomerWebhookSchema = envelope(
   CustomerSchema,
   {},
   "A customer's KYC/KYB status changed: the sandbox's automatic approval of a new customer, or POST /sandbox/customers/{customerId}/kyc; data is the customer after the change",
+);
+
+export const ExternalAccountStatusWebhookSchema = envelope(
+  Type.Literal(EXTERNAL_ACCOUNT_STATUS_UPDATED_EVENT),
+  ExternalAccountSchema,
+  {},
+  "An external account's status changed: a sandbox PENDING name verification ended, or an ownership challenge started, failed or completed; data is the account after the change",
 );
