@@ -17,6 +17,8 @@ import type { ApiInstance, RouteModule } from './types.js';
 import type { Services } from '../services.js';
 
 const tags = ['External Accounts'];
+// The 46-variant accountInfo union is documented, not compiled into a serializer (which would test each branch per item): render builds exactly the answer.
+const serializerCompiler = () => (data: unknown) => JSON.stringify(data);
 const NOT_FOUND = "Unknown, deleted, or another platform's, environment's or owner's account: 404 REFERENCE_NOT_FOUND.";
 const CHECKS =
   'accountInfo is the variant its accountType names, with that variant\'s required fields and patterns; IBANs, ABA routing numbers, CLABEs, CPF/CNPJ and PIX keys, ' +
@@ -35,6 +37,7 @@ function registerFamily(app: ApiInstance, { externalAccounts, ownershipVerificat
       base,
       {
         config: { permission: 'VIEW' },
+        serializerCompiler,
         schema: { tags, summary: `List ${whose} external accounts`, description: 'Oldest first, keyset-paginated.', querystring: ListPlatformExternalAccountsQuery, response: { 200: pageSchema(ExternalAccountSchema, 'A page of external accounts'), ...errorResponses(400) } },
       },
       async (request) => {
@@ -46,6 +49,7 @@ function registerFamily(app: ApiInstance, { externalAccounts, ownershipVerificat
       base,
       {
         config: { permission: 'TRANSACT', references: (request) => externalAccounts.referenceErrors(request.principal.platformId, request.body ?? {}, requestUnitOfWork(request)) },
+        serializerCompiler,
         schema: { tags, summary: 'Add a platform external account', description: CHECKS, body: CreatePlatformExternalAccountBody, response: { 201: ExternalAccountSchema, ...errorResponses(400, 409, 415) } },
       },
       async (request, reply) => {
@@ -58,6 +62,7 @@ function registerFamily(app: ApiInstance, { externalAccounts, ownershipVerificat
       base,
       {
         config: { permission: 'VIEW' },
+        serializerCompiler,
         schema: { tags, summary: `List ${whose} external accounts`, description: 'Oldest first, keyset-paginated; an unknown or foreign customerId matches nothing.', querystring: ListExternalAccountsQuery, response: { 200: pageSchema(ExternalAccountSchema, 'A page of external accounts'), ...errorResponses(400) } },
       },
       async (request) => {
@@ -69,6 +74,7 @@ function registerFamily(app: ApiInstance, { externalAccounts, ownershipVerificat
       base,
       {
         config: { permission: 'TRANSACT', references: (request) => externalAccounts.referenceErrors(request.principal.platformId, request.body ?? {}, requestUnitOfWork(request)) },
+        serializerCompiler,
         schema: {
           tags,
           summary: 'Add an external account',
@@ -86,13 +92,13 @@ function registerFamily(app: ApiInstance, { externalAccounts, ownershipVerificat
 
   app.get(
     item,
-    { config: { permission: 'VIEW' }, schema: { tags, summary: `Get one of ${whose} external accounts`, description: NOT_FOUND, params: ExternalAccountIdParamSchema, response: { 200: ExternalAccountSchema, ...errorResponses(400, 404) } } },
+    { config: { permission: 'VIEW' }, serializerCompiler, schema: { tags, summary: `Get one of ${whose} external accounts`, description: NOT_FOUND, params: ExternalAccountIdParamSchema, response: { 200: ExternalAccountSchema, ...errorResponses(400, 404) } } },
     async (request) => externalAccounts.get(request.principal.platformId, scope, request.params.externalAccountId),
   );
 
   app.delete(
     item,
-    { config: { permission: 'TRANSACT' }, schema: { tags, summary: `Delete one of ${whose} external accounts`, description: `It reads as unknown afterwards. ${NOT_FOUND}`, params: ExternalAccountIdParamSchema, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404) } } },
+    { config: { permission: 'TRANSACT' }, serializerCompiler, schema: { tags, summary: `Delete one of ${whose} external accounts`, description: `It reads as unknown afterwards. ${NOT_FOUND}`, params: ExternalAccountIdParamSchema, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404) } } },
     async (request, reply) => {
       await externalAccounts.delete(request.principal.platformId, scope, request.params.externalAccountId, requestUnitOfWork(request));
       return reply.code(204).send(null);
@@ -103,6 +109,7 @@ function registerFamily(app: ApiInstance, { externalAccounts, ownershipVerificat
     `${item}/challenge`,
     {
       config: { permission: 'TRANSACT' },
+      serializerCompiler,
       schema: {
         tags,
         summary: 'Start an ownership verification challenge',
@@ -125,6 +132,7 @@ function registerFamily(app: ApiInstance, { externalAccounts, ownershipVerificat
     `${item}/verify`,
     {
       config: { permission: 'TRANSACT' },
+      serializerCompiler,
       schema: {
         tags,
         summary: 'Verify ownership with a wallet signature',
