@@ -154,22 +154,9 @@ export const ExternalAccountCreateInfoSchema = tagged(
   'The account details; accountType selects the variant, and with it the required fields',
 );
 
-/** The formats only this service's validator knows; the response serializer's own validator (which picks a oneOf branch) would warn about each. */
-const SERVICE_FORMATS = new Set(['iso3166-1-alpha-2', 'e.164']);
-
-function withoutServiceFormats(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutServiceFormats);
-  if (schema === null || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).filter(([k, v]) => !(k === 'format' && SERVICE_FORMATS.has(v as string))).map(([k, v]) => [k, withoutServiceFormats(v)]));
-}
-
-const answered = tagged(
+/** accountInfo as answered: the request's fields, plus the payment rails the account type reaches (bank accounts). */
+export const ExternalAccountInfoSchema = tagged(
   'accountType',
   ACCOUNT_TYPES.map((t) => variant(t, isBankAccount(t) ? { paymentRails: Type.Array(Type.Enum([...PAYMENT_RAILS[t]] as string[]), { description: 'The rails this account can be paid on' }) } : {}, false)),
   'The account details as given at creation; bank accounts add paymentRails',
 );
-
-/** accountInfo as answered: the request's fields, plus the payment rails the account type reaches (bank accounts). */
-export const ExternalAccountInfoSchema = Type.Unsafe<Static<typeof answered>>(withoutServiceFormats(answered) as object);
-
-export type ExternalAccountCreateInfo = Static<typeof ExternalAccountCreateInfoSchema>;
