@@ -38,6 +38,17 @@ export async function lockExternalAccount(uow: UnitOfWork, platformId: string, i
   return (uow.engine === 'postgres' ? q.forNoKeyUpdate() : q).executeTakeFirst();
 }
 
+/**
+ * On PostgreSQL, locks the owner's row (the customer's, or the platform's for its own accounts)
+ * until the unit of work ends, so two creations for one owner check for a duplicate one after the
+ * other (SQLite serializes writers already).
+ */
+export async function lockOwner(uow: UnitOfWork, platformId: string, customerId: string | undefined): Promise<void> {
+  if (uow.engine !== 'postgres') return;
+  if (customerId === undefined) await uow.db.selectFrom('platforms').select('id').where('id', '=', platformId).forNoKeyUpdate().execute();
+  else await uow.db.selectFrom('customers').select('id').where('id', '=', customerId).where('platform_id', '=', platformId).forNoKeyUpdate().execute();
+}
+
 /** A live account of the owner with this type and primary identifier: the one a new account would duplicate. */
 export async function findDuplicate(db: Executor, platformId: string, owner: ExternalAccountOwner, accountType: string, identifier: string): Promise<ExternalAccountRow | undefined> {
   return owned(db, platformId, owner).selectAll().where('account_type', '=', accountType).where('identifier', '=', identifier).executeTakeFirst();

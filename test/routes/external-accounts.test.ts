@@ -113,6 +113,11 @@ describeEachEngine(
       await create(usdAccount('99887766'));
     });
 
+    it('creates one account of five identical requests sent at once; the others are 409', async () => {
+      const answers = await Promise.all(Array.from({ length: 5 }, () => caller.req('POST', '/customers/external-accounts', { customerId, ...usdAccount('12121212') })));
+      expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409]);
+    });
+
     it('keeps one default UMA deposit account per customer', async () => {
       const a = await create({ ...usdAccount('5550001'), defaultUmaDepositAccount: true });
       const b = await create({ ...usdAccount('5550002'), defaultUmaDepositAccount: true });

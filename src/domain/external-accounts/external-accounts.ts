@@ -61,6 +61,7 @@ export class ExternalAccountService {
       const info = input.accountInfo;
       const owner: repo.ExternalAccountOwner = input.customerId === undefined ? 'platform' : { customerId: input.customerId };
       const identifier = primaryIdentifier(info) ?? null;
+      await repo.lockOwner(uow, platformId, input.customerId);
       if (identifier !== null && (await repo.findDuplicate(uow.db, platformId, owner, info.accountType, identifier))) {
         throw new ConflictError('externalAccount', `An external account of type ${info.accountType} with this identifier already exists for this owner`);
       }
