@@ -131,7 +131,8 @@ function registerFamily(app: ApiInstance, { externalAccounts, ownershipVerificat
   app.post(
     `${item}/verify`,
     {
-      config: { permission: 'TRANSACT' },
+      // A refused signature moves the account to UNVERIFIED: that change stands with the 400.
+      config: { permission: 'TRANSACT', refusalKeepsWrites: true },
       serializerCompiler,
       schema: {
         tags,

@@ -166,6 +166,20 @@ describeEachEngine(
       expect((await caller.req('POST', `${path}/challenge`, { method: 'LIVENESS' })).statusCode).toBe(409);
     });
 
+    it('keeps the move to UNVERIFIED of a refused signature sent with an Idempotency-Key, and replays the 400', async () => {
+      const wallet = await create(walletAccount('ETHEREUM_WALLET', eip55('8617e340b3d01fa5f11f306f4090fd50e238070d')));
+      const path = `/customers/external-accounts/${wallet.id}`;
+      await caller.req('POST', `${path}/challenge`, { method: 'WALLET_SIGNATURE' });
+      const headers = { 'idempotency-key': `verify-${t.engine}` };
+      const refused = await caller.req('POST', `${path}/verify`, { signature: 'invalid' }, headers);
+      expect(refused.statusCode).toBe(400);
+      expect((await caller.req('GET', path)).json().status).toBe('UNVERIFIED');
+      const replayed = await caller.req('POST', `${path}/verify`, { signature: 'invalid' }, headers);
+      expect(replayed.statusCode).toBe(400);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.json()).toEqual(refused.json());
+    });
+
     it('completes a LIVENESS challenge asynchronously, with a verified EXTERNAL_ACCOUNT.STATUS_UPDATED', async () => {
       const wallet = await create(walletAccount('POLYGON_WALLET', eip55('fb6916095ca1df60bb79ce92ce3ea74c37c5d359')));
       const challenge = await caller.req('POST', `/customers/external-accounts/${wallet.id}/challenge`, { method: 'LIVENESS' });
