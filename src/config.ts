@@ -62,6 +62,8 @@ const SETTINGS = {
   requestLogMaxEntries: env('REQUEST_LOG_MAX_ENTRIES', Type.Integer({ default: 100_000, minimum: 1 })),
   // Characters of each stored request and response body; longer ones are cut.
   requestLogBodyChars: env('REQUEST_LOG_BODY_CHARS', Type.Integer({ default: 16_384, minimum: 0, maximum: 1_048_576 })),
+  // How long a sandbox external account's PENDING name verification, or a LIVENESS ownership challenge, takes to complete.
+  sandboxExternalAccountReviewDelayMs: env('SANDBOX_EXTERNAL_ACCOUNT_REVIEW_DELAY_MS', Type.Integer({ default: 1_000, minimum: 0, maximum: 86_400_000 })),
   // Set to 0 to run an API-only process; jobs are then left to other processes.
   workerEnabled: env('WORKER_ENABLED', Type.Union([Type.Literal('1'), Type.Literal('0')], { default: '1' }), (v) => v === '1'),
   // Server processes sharing the port (node:cluster); more use more cores.

@@ -9,6 +9,8 @@ import { CardReveals } from './domain/cards/card-reveals.js';
 import { CardSimulations } from './domain/cards/card-simulations.js';
 import { CardService } from './domain/cards/cards.js';
 import { CustomerService } from './domain/customers/customers.js';
+import { ExternalAccountService } from './domain/external-accounts/external-accounts.js';
+import { OwnershipVerification } from './domain/external-accounts/ownership-verification.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
 import { KycService } from './domain/customers/kyc.js';
@@ -41,6 +43,9 @@ export interface Services {
   /** Sandbox card reveals: single-use signed URLs to a page with the card's details. */
   cardReveals: CardReveals;
   internalAccounts: InternalAccountService;
+  externalAccounts: ExternalAccountService;
+  /** Ownership challenges of self-custody wallet external accounts. */
+  ownershipVerification: OwnershipVerification;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
   webhookResends: WebhookResends;
@@ -79,6 +84,8 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     cardSimulations: new CardSimulations(store),
     cardReveals: new CardReveals(store, keys.cardRevealKey, config.cardRevealTtlMs),
     internalAccounts: new InternalAccountService(store, cursors),
+    externalAccounts: new ExternalAccountService(store, cursors, config.sandboxExternalAccountReviewDelayMs),
+    ownershipVerification: new OwnershipVerification(store, config.sandboxExternalAccountReviewDelayMs),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     webhookResends: new WebhookResends(store, platformConfig),

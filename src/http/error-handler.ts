@@ -10,6 +10,7 @@ import {
   DomainError,
   type FieldError,
   IneligibleFundingSourceError,
+  InvalidBankAccountError,
   InvalidStateError,
   KycNotApprovedError,
   NotFoundError,
@@ -82,6 +83,7 @@ const NOT_FOUND_CODES: Record<NotFoundResource, CodeOf<404>> = {
   WebhookEvent: 'REFERENCE_NOT_FOUND',
   Verification: 'REFERENCE_NOT_FOUND',
   RequestLog: 'REFERENCE_NOT_FOUND',
+  ExternalAccount: 'REFERENCE_NOT_FOUND',
 };
 
 /** The client went away while its request was being read (the body stream was aborted or reset). */
@@ -138,6 +140,7 @@ function fromDomain(err: DomainError): ApiError {
   if (err instanceof CardClosedError) return new ApiError(err.alreadyClosed ? 'CARD_ALREADY_CLOSED' : 'CARD_NOT_MUTABLE', err.message, { currentStatus: err.currentStatus });
   if (err instanceof InvalidStateError) return new ApiError('INVALID_STATE_TRANSITION', err.message, { currentStatus: err.currentStatus });
   if (err instanceof ValidationError) return new ApiError('INVALID_INPUT', err.message, { errors: err.errors });
+  if (err instanceof InvalidBankAccountError) return new ApiError('INVALID_BANK_ACCOUNT', err.message, { errors: err.errors });
   if (err instanceof IneligibleFundingSourceError) return new ApiError('FUNDING_SOURCE_INELIGIBLE', err.message, { errors: err.errors });
   if (err instanceof KycNotApprovedError) return new ApiError('CARDHOLDER_KYC_NOT_APPROVED', err.message, { customerId: err.customerId, kycStatus: err.status });
   if (err instanceof WebhookEndpointNotSetError) return new ApiError('WEBHOOK_ENDPOINT_NOT_SET', err.message);

@@ -180,7 +180,7 @@ function notImplemented(op: GridOperation): ApiError {
 /**
  * Registers, after every real route, a 501 NOT_IMPLEMENTED route for each operation of the document
  * Fastify has no route for, so what is built is known from the router alone. Its static paths win
- * over the built parametric ones (`GET /customers/external-accounts` is not `GET /customers/{id}`).
+ * over the built parametric ones (`GET /customers/end-user-terms` is not `GET /customers/{id}`).
  * Authentication is the service's BasicAuth; an operation the document gives only an agent bearer
  * token (which this service never issues) or no credentials answers its 501 to anyone. The sandbox
  * operations are sandbox-only as every /sandbox/ path is (absent from a production server, a 404 to

@@ -12,6 +12,13 @@ const FIELD = 'Idempotency-Key';
 const KEY_SYNTAX = /^[\x20-\x7e]{1,255}$/;
 const METHODS = ['POST', 'PATCH'];
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The operation's 4xx answers record a change of state (a failed verification): under a key, its writes are kept with the answer. */
+    refusalKeepsWrites?: boolean;
+  }
+}
+
 interface KeyedRequest {
   key: string;
   body: Hash;
@@ -118,17 +125,17 @@ function storeAnswerHook(request: FastifyRequest, reply: FastifyReply, payload: 
   const attempt = state?.attempt;
   if (!attempt) return done(null, payload);
   state.attempt = undefined;
-  storeAnswer(attempt, reply, payload).then(() => done(null, payload), done);
+  storeAnswer(attempt, reply, payload, request.routeOptions.config?.refusalKeepsWrites === true).then(() => done(null, payload), done);
 }
 
-async function storeAnswer(attempt: IdempotentAttempt, reply: FastifyReply, payload: unknown): Promise<void> {
+async function storeAnswer(attempt: IdempotentAttempt, reply: FastifyReply, payload: unknown, refusalKeepsWrites: boolean): Promise<void> {
   const body = payload === null || payload === undefined ? null : typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
   if (body === undefined) {
     await attempt.abandon();
     throw new Error('An answer sent as a stream cannot be kept for Idempotency-Key replays');
   }
   const contentType = reply.getHeader('content-type');
-  await attempt.finish({ status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body });
+  await attempt.finish({ status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body }, undefined, refusalKeepsWrites);
 }
 
 /** onResponse: a request that ended without passing onSend (it should not happen) releases its key and writes nothing. */

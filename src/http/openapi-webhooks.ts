@@ -4,6 +4,7 @@ import {
   CardStateChangeWebhookSchema,
   CardTransactionWebhookSchema,
   CustomerWebhookSchema,
+  ExternalAccountStatusWebhookSchema,
   InternalAccountWebhookSchema,
   TestWebhookSchema,
   VerificationWebhookSchema,
@@ -89,6 +90,12 @@ export const WEBHOOKS = {
     'Verification status',
     'VERIFICATION.<status>: one per POST /verifications, in its transaction, with the verification (RESOLVE_ERRORS lists what is missing). Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     VerificationWebhookSchema,
+  ),
+  'external-account-status': delivery(
+    'externalAccountStatusWebhook',
+    'External account status changed',
+    'EXTERNAL_ACCOUNT.STATUS_UPDATED: a sandbox PENDING beneficiary verification ended ACTIVE, or an ownership challenge moved a wallet to PENDING_OWNERSHIP_VERIFICATION, UNVERIFIED or ACTIVE; in the same transaction as the change, with the account after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    ExternalAccountStatusWebhookSchema,
   ),
   'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
 };

@@ -11,7 +11,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const E164 = /^\+[1-9]\d{1,14}$/;
 
 function buildAjv(opts: Options): Ajv {
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, removeAdditional: false, ...opts });
+  // discriminator: a tagged oneOf (accountInfo's accountType) is checked against the one branch its tag names.
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, removeAdditional: false, discriminator: true, ...opts });
   addFormats(ajv);
   ajv.addFormat('iso3166-1-alpha-2', { type: 'string', validate: isCountryCode });
   ajv.addFormat('e.164', { type: 'string', validate: (s: string) => E164.test(s) });
@@ -110,6 +111,14 @@ export function fieldErrorsFromAjv(errors: ErrorObject[], part: string): FieldEr
           c.constraint.enum = branches.map((b) => String(b.const));
           c.messages.push(`must be one of ${c.constraint.enum.join(', ')}`);
         } else c.messages.push('does not match any allowed shape');
+        break;
+      }
+      case 'discriminator': {
+        const tag = String(params.tag);
+        const c = at(fieldPath(e.instancePath, tag));
+        const branches = (parent.oneOf as { properties?: Record<string, { const?: unknown }> }[] | undefined) ?? [];
+        c.constraint.enum = branches.map((b) => String(b.properties?.[tag]?.const));
+        c.messages.push(params.tagValue === undefined ? 'is required' : `must be one of ${c.constraint.enum.join(', ')}`);
         break;
       }
       default: {

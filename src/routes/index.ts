@@ -1,6 +1,7 @@
 import { beneficialOwnerRoutes } from './beneficial-owners.js';
 import { cardRoutes } from './cards.js';
 import { customerRoutes } from './customers.js';
+import { externalAccountRoutes } from './external-accounts.js';
 import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
 import { sandboxCardRoutes } from './sandbox-cards.js';
 import { sandboxCustomerRoutes } from './sandbox-customers.js';
@@ -14,7 +15,7 @@ import { webhookEventRoutes } from './webhook-events.js';
 import { requestLogRoutes } from './request-logs.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes, requestLogRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes, requestLogRoutes, externalAccountRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,

@@ -7,6 +7,8 @@ import { TEST_EVENT_TYPE } from '../domain/webhooks/webhook-event-log.js';
 import { extension } from './common.js';
 import { CardSchema } from './cards.js';
 import { CustomerSchema } from './customers.js';
+import { ExternalAccountSchema } from './external-accounts.js';
+import { EXTERNAL_ACCOUNT_STATUS_UPDATED_EVENT } from '../domain/external-accounts/external-account-lifecycle.js';
 import { InternalAccountSchema } from './internal-accounts.js';
 import { CardTransactionSchema } from './transactions.js';
 import { VerificationSchema } from './verifications.js';
@@ -87,4 +89,11 @@ export const VerificationWebhookSchema = envelope(
   VerificationSchema,
   {},
   'POST /verifications recorded a verification; data is the verification',
+);
+
+export const ExternalAccountStatusWebhookSchema = envelope(
+  Type.Literal(EXTERNAL_ACCOUNT_STATUS_UPDATED_EVENT),
+  ExternalAccountSchema,
+  {},
+  "An external account's status changed: a sandbox PENDING name verification ended, or an ownership challenge started, failed or completed; data is the account after the change",
 );

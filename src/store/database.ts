@@ -2,6 +2,7 @@ import type { BeneficialOwnerTables } from './tables/beneficial-owners.js';
 import type { CardRevealTables } from './tables/card-reveals.js';
 import type { CardTables } from './tables/cards.js';
 import type { CustomerTables } from './tables/customers.js';
+import type { ExternalAccountTables } from './tables/external-accounts.js';
 import type { FoundationTables } from './tables/foundation.js';
 import type { IdempotencyKeyTables } from './tables/idempotency-keys.js';
 import type { InternalAccountTables } from './tables/internal-accounts.js';
@@ -12,6 +13,6 @@ import type { WebhookEventRow, WebhookEventTables } from './tables/webhook-event
 import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhooks.js';
 
 /** Every table the service knows, as Kysely sees it; each table group declares its own file. */
-export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables, InternalAccountTables, VerificationTables, RequestLogTables {
+export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables, InternalAccountTables, VerificationTables, RequestLogTables, ExternalAccountTables {
   webhook_events: WebhookEventRow & WebhookEventDeliveryColumns;
 }

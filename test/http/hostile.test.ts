@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 import { everyConfigField } from '../fixtures/platform-config.js';
 import { catalogueCodes } from '../helpers/error-object.js';
 import { activeCard } from '../helpers/fixtures.js';
+import { eurAccount, ibanEndingIn, usdAccount, walletAccount } from '../helpers/external-accounts.js';
 import { businessCustomer, createBusiness, ownerInput } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine, type TestApp } from '../helpers/test-app.js';
 
@@ -424,9 +425,28 @@ function problemsOf(method: string, answer: Answer): string[] {
   return out;
 }
 
-function templatesFor(ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string; revealPage: string; verification: string; pending: string }, body: { customer: unknown; owner: unknown }): Record<string, Template> {
+function templatesFor(
+  ids: {
+    customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string;
+    revealPage: string; verification: string; pending: string; externalAccount: string; wallet: string; platformExternalAccount: string;
+  },
+  body: { customer: unknown; owner: unknown },
+): Record<string, Template> {
   const sim = (kind: string, b: unknown): Template => ({ method: 'POST', path: `${BASE}/sandbox/cards/:id/simulate/${kind}`, id: ids.card, body: b });
+  const external = (family: 'customers' | 'platform', method: string, suffix: string, id: string, b?: unknown): Template => ({ method, path: `${BASE}/${family}/external-accounts/:id${suffix}`, id, ...(b === undefined ? {} : { body: b }) });
   return {
+    'GET /customers/external-accounts': { method: 'GET', path: `${BASE}/customers/external-accounts`, query: { customerId: ids.customer, currency: 'USD', limit: '2' } },
+    'POST /customers/external-accounts': { method: 'POST', path: `${BASE}/customers/external-accounts`, body: { customerId: ids.customer, ...usdAccount('246810') } },
+    'GET /customers/external-accounts/:externalAccountId': external('customers', 'GET', '', ids.externalAccount),
+    'DELETE /customers/external-accounts/:externalAccountId': external('customers', 'DELETE', '', ids.externalAccount),
+    'POST /customers/external-accounts/:externalAccountId/challenge': external('customers', 'POST', '/challenge', ids.wallet, { method: 'WALLET_SIGNATURE' }),
+    'POST /customers/external-accounts/:externalAccountId/verify': external('customers', 'POST', '/verify', ids.wallet, { signature: '0x52d75f01' }),
+    'GET /platform/external-accounts': { method: 'GET', path: `${BASE}/platform/external-accounts`, query: { currency: 'EUR', limit: '2' } },
+    'POST /platform/external-accounts': { method: 'POST', path: `${BASE}/platform/external-accounts`, body: eurAccount(ibanEndingIn('468')) },
+    'GET /platform/external-accounts/:externalAccountId': external('platform', 'GET', '', ids.platformExternalAccount),
+    'DELETE /platform/external-accounts/:externalAccountId': external('platform', 'DELETE', '', ids.platformExternalAccount),
+    'POST /platform/external-accounts/:externalAccountId/challenge': external('platform', 'POST', '/challenge', ids.platformExternalAccount, { method: 'LIVENESS' }),
+    'POST /platform/external-accounts/:externalAccountId/verify': external('platform', 'POST', '/verify', ids.platformExternalAccount, { signature: 'abc', signatureScheme: 'bip137' }),
     'POST /customers': { method: 'POST', path: `${BASE}/customers`, body: body.customer },
     'GET /customers': { method: 'GET', path: `${BASE}/customers`, query: { limit: '5', customerType: 'BUSINESS' } },
     'GET /customers/:id': { method: 'GET', path: `${BASE}/customers/:id`, id: ids.customer },
@@ -588,14 +608,21 @@ async function fixtures(t: TestApp) {
   const token = await t.caller.req('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] });
   const accounts = await t.caller.req('GET', `/customers/internal-accounts?customerId=${customer}`);
   const reveal = await t.caller.req('POST', `/cards/${cardId}/reveal`);
-  for (const res of [owner, auth, token, accounts, reveal]) expect(res.statusCode, res.body).toBeLessThan(300);
+  const externalAccount = await t.caller.req('POST', '/customers/external-accounts', { customerId: customer, ...usdAccount('13579') });
+  const wallet = await t.caller.req('POST', '/customers/external-accounts', { customerId: customer, ...walletAccount() });
+  const platformExternalAccount = await t.caller.req('POST', '/platform/external-accounts', usdAccount('97531'));
+  for (const res of [owner, auth, token, accounts, reveal, externalAccount, wallet, platformExternalAccount]) expect(res.statusCode, res.body).toBeLessThan(300);
   const deletable = await createBusiness(t.caller, 2);
   const verification = await t.caller.req('POST', '/verifications', { customerId: await createBusiness(t.caller, 3) });
   expect(verification.statusCode, verification.body).toBe(200);
   // A 001 individual stays PENDING whatever it is submitted with: never refused for its state.
   const pending = await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Pat Pending 001' });
   expect(pending.statusCode, pending.body).toBe(201);
-  const ids = { customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id, revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id };
+  const ids = {
+    customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id,
+    revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id,
+    externalAccount: externalAccount.json().id, wallet: wallet.json().id, platformExternalAccount: platformExternalAccount.json().id,
+  };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }
 

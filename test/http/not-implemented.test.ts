@@ -56,10 +56,10 @@ describeEachEngine('operations of the Grid document not built yet', (t) => {
     expect(implemented).toBeLessThan(GRID_OPERATIONS.length);
   });
 
-  it('GET /customers/external-accounts is a 501, not the customer {customerId} = external-accounts; the parametric route still answers', async () => {
-    const res = await t.caller.req('GET', '/customers/external-accounts');
+  it('GET /customers/end-user-terms is a 501, not the customer {customerId} = end-user-terms; the parametric route still answers', async () => {
+    const res = await t.caller.req('GET', '/customers/end-user-terms');
     expect(res.statusCode).toBe(501);
-    expect(res.json()).toEqual(notImplementedBody(byOperationId('listCustomerExternalAccounts')));
+    expect(res.json()).toEqual(notImplementedBody(byOperationId('getEndUserTerms')));
     const customer = await t.caller.req('GET', '/customers/Customer:0194f5b3-0000-7000-8000-000000000000');
     expect(customer.statusCode).toBe(404);
     expect(customer.json().code).toBe('USER_NOT_FOUND');

@@ -7,6 +7,7 @@ import { openServices } from '../../src/services.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
 import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
+import { solanaAddress, usdAccount, walletAccount } from '../helpers/external-accounts.js';
 import { activeFundedCard } from '../helpers/money.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
@@ -95,7 +96,7 @@ describeEachEngine('OpenAPI document', (t) => {
       for (const { key, method, path, op } of operations) {
         seen.set(key, new Set());
         const v = valid[key]!;
-        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId|verificationId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
+        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId|verificationId|externalAccountId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
         const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) =>
           caller.req(method as InjectOptions['method'], u, body, headers);
         const body = async () => (v.body ? await v.body() : undefined);
@@ -120,7 +121,7 @@ describeEachEngine('OpenAPI document', (t) => {
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
         const swap = (text: string) =>
           text
-            .replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id))
+            .replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification|ExternalAccount):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id))
             // A request id (the request log's) is a bare UUID v4.
             .replace(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, '00000000-0000-4000-8000-000000000000');
         const b = await body();
@@ -202,7 +203,7 @@ describeEachEngine('OpenAPI document', (t) => {
   it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
     const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
     expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'internal-account-status', 'test-webhook', 'verification-update']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'external-account-status', 'internal-account-status', 'test-webhook', 'verification-update']);
     expect(doc.webhooks['card-state-change'].post.requestBody.content['application/json'].schema.properties.type).toMatchObject({ const: 'CARD.STATE_CHANGE' });
     expect(doc.webhooks['customer-update'].post.requestBody.content['application/json'].schema.properties.type.enum).toContain('CUSTOMER.KYB_APPROVED');
     for (const [name, item] of Object.entries<{ post: { security: unknown; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } }>(doc.webhooks)) {
@@ -274,8 +275,33 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const revoked = await revocable();
   const account = (await created('GET', `/customers/internal-accounts?customerId=${customer}`)).data[0].id as string;
   const verification = (await created('POST', '/verifications', { customerId: (await created('POST', '/customers', businessCustomer())).id })).id as string;
+  let accountNumbers = 0;
+  const usd = () => usdAccount(`4242${String(++accountNumbers).padStart(6, '0')}`);
+  const external = (await created('POST', '/customers/external-accounts', { customerId: customer, ...usd() })).id as string;
+  const externalToDelete = (await created('POST', '/customers/external-accounts', { customerId: customer, ...usd() })).id as string;
+  const wallet = (await created('POST', '/customers/external-accounts', { customerId: customer, ...walletAccount() })).id as string;
+  const platformExternal = (await created('POST', '/platform/external-accounts', usd())).id as string;
+  const platformToDelete = (await created('POST', '/platform/external-accounts', usd())).id as string;
+  const platformWallet = (await created('POST', '/platform/external-accounts', walletAccount('SOLANA_WALLET', solanaAddress()))).id as string;
+  /** A verify body, after a new WALLET_SIGNATURE challenge (refused once the wallet is ACTIVE, which only the first, valid, request needs). */
+  const signed = (family: string, id: string) => async () => {
+    await caller.req('POST', `/${family}/external-accounts/${id}/challenge`, { method: 'WALLET_SIGNATURE' });
+    return { signature: '0x52d75f01c9e7' };
+  };
 
   return {
+    'GET /customers/external-accounts': { query: `customerId=${customer}&currency=USD` },
+    'POST /customers/external-accounts': { body: () => ({ customerId: customer, ...usd() }) },
+    'GET /customers/external-accounts/{externalAccountId}': { id: external },
+    'DELETE /customers/external-accounts/{externalAccountId}': { id: externalToDelete },
+    'POST /customers/external-accounts/{externalAccountId}/challenge': { id: wallet, body: () => ({ method: 'LIVENESS' }) },
+    'POST /customers/external-accounts/{externalAccountId}/verify': { id: wallet, body: signed('customers', wallet) },
+    'GET /platform/external-accounts': { query: 'currency=USD' },
+    'POST /platform/external-accounts': { body: () => usd() },
+    'GET /platform/external-accounts/{externalAccountId}': { id: platformExternal },
+    'DELETE /platform/external-accounts/{externalAccountId}': { id: platformToDelete },
+    'POST /platform/external-accounts/{externalAccountId}/challenge': { id: platformWallet, body: () => ({ method: 'WALLET_SIGNATURE' }) },
+    'POST /platform/external-accounts/{externalAccountId}/verify': { id: platformWallet, body: signed('platform', platformWallet) },
     'POST /tokens': { body: () => ({ name: 'another', permissions: ['VIEW'] }) },
     'GET /tokens': { query: 'limit=5' },
     'GET /tokens/{id}': { id: token },
@@ -349,7 +375,19 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   const deleted = (await caller.req('POST', '/customers', businessCustomer())).json().id as string;
   await caller.req('DELETE', `/customers/${deleted}`);
   const platformCustomerId = (await caller.req('GET', `/customers/${taken}`)).json().platformCustomerId as string;
+  const bank = (await caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('2468013') })).json().id as string;
+  const platformBank = (await caller.req('POST', '/platform/external-accounts', usdAccount('2468013'))).json().id as string;
+  const wallet = (await caller.req('POST', '/customers/external-accounts', { customerId: holder, ...walletAccount() })).json().id as string;
+  const ea = (family: string) => `POST /${family}/external-accounts`;
   return [
+    [ea('customers'), 'the same account twice', 409, caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('2468013') })],
+    [ea('platform'), 'the same account twice', 409, caller.req('POST', '/platform/external-accounts', usdAccount('2468013'))],
+    [ea('customers'), 'an identifier ending in 105', 400, caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('2468105') })],
+    [ea('platform'), 'an identifier ending in 105', 400, caller.req('POST', '/platform/external-accounts', usdAccount('2468105'))],
+    [`${ea('customers')}/{externalAccountId}/challenge`, 'a bank account', 409, caller.req('POST', `/customers/external-accounts/${bank}/challenge`, { method: 'LIVENESS' })],
+    [`${ea('platform')}/{externalAccountId}/challenge`, 'a bank account', 409, caller.req('POST', `/platform/external-accounts/${platformBank}/challenge`, { method: 'LIVENESS' })],
+    [`${ea('customers')}/{externalAccountId}/verify`, 'no challenge outstanding', 409, caller.req('POST', `/customers/external-accounts/${wallet}/verify`, { signature: 'x' })],
+    [`${ea('platform')}/{externalAccountId}/verify`, 'no challenge outstanding', 409, caller.req('POST', `/platform/external-accounts/${platformBank}/verify`, { signature: 'x' })],
     ['POST /customers', 'platformCustomerId of an active customer', 409, caller.req('POST', '/customers', { ...businessCustomer(), platformCustomerId })],
     ['POST /customers', 'malformed UMA address', 400, caller.req('POST', '/customers', { ...businessCustomer(), umaAddress: 'taken' })],
     ['PATCH /customers/{id}', 'UMA address of another customer', 409, caller.req('PATCH', `/customers/${holder}`, { customerType: 'BUSINESS', umaAddress: '$taken@uma.example.com' })],

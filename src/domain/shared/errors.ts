@@ -29,7 +29,7 @@ export class RevokedCredentialsError extends DomainError {
 }
 
 /** Every kind of resource a lookup can miss; the HTTP layer gives each its 404 code. */
-export type NotFoundResource = 'Customer' | 'BeneficialOwner' | 'InternalAccount' | 'Card' | 'Transaction' | 'CardTransaction' | 'WebhookEvent' | 'Token' | 'Verification' | 'RequestLog';
+export type NotFoundResource = 'Customer' | 'BeneficialOwner' | 'InternalAccount' | 'Card' | 'Transaction' | 'CardTransaction' | 'WebhookEvent' | 'Token' | 'Verification' | 'RequestLog' | 'ExternalAccount';
 
 /** The named resource does not exist for this platform (a foreign one looks the same). */
 export class NotFoundError extends DomainError {
@@ -40,7 +40,7 @@ export class NotFoundError extends DomainError {
 
 /** The write would give a second active customer of the platform the same platformCustomerId or UMA address. */
 export class ConflictError extends DomainError {
-  constructor(readonly clash: 'platformCustomerId' | 'umaAddress', message: string) {
+  constructor(readonly clash: 'platformCustomerId' | 'umaAddress' | 'externalAccount', message: string) {
     super(message);
   }
 }
@@ -80,6 +80,13 @@ export class KycNotApprovedError extends DomainError {
 export class ValidationError extends DomainError {
   constructor(readonly errors: FieldError[]) {
     super(errors.length === 1 ? `Invalid ${errors[0]!.field}: ${errors[0]!.message ?? 'invalid value'}` : `${errors.length} fields are invalid`);
+  }
+}
+
+/** The account the request names was refused by its rail (the sandbox's 105 suffix): `errors` name its identifier. */
+export class InvalidBankAccountError extends DomainError {
+  constructor(readonly errors: FieldError[]) {
+    super(`Invalid ${errors[0]?.field ?? 'account'}: ${errors[0]?.message ?? 'the account is not valid'}`);
   }
 }
 

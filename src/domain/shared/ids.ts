@@ -13,7 +13,9 @@ export type IdType =
   | 'Verification'
   | 'WebhookAttempt'
   | 'InternalAccount'
-  | 'LedgerEntry';
+  | 'LedgerEntry'
+  | 'ExternalAccount'
+  | 'OwnershipChallenge';
 
 /**
  * A bound that every id of `type` made before the millisecond `ms` sorts below, and every id made

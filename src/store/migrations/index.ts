@@ -19,6 +19,7 @@ import { m017CardDirections } from './017-card-directions.js';
 import { m018CardReveals } from './018-card-reveals.js';
 import { m020Verifications } from './020-verifications.js';
 import { m023RequestLogs } from './023-request-logs.js';
+import { m022ExternalAccounts } from './022-external-accounts.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '018_card_reveals': m018CardReveals,
   '020_verifications': m020Verifications,
   '023_request_logs': m023RequestLogs,
+  '022_external_accounts': m022ExternalAccounts,
 };
