@@ -81,6 +81,8 @@ const SETTINGS = {
   sandboxDelayedPullMs: env('SANDBOX_DELAYED_PULL_MS', Type.Integer({ default: 30_000, minimum: 0 })),
   // Bytes of owner pages one process keeps to answer again after a version check; 0 keeps none.
   ownerPageCacheBytes: env('OWNER_PAGE_CACHE_BYTES', Type.Integer({ default: 33_554_432, minimum: 0, maximum: 4_294_967_296 })),
+  // The largest document file POST and PUT /documents accept (the interface: 10 MB); larger is a 413.
+  documentMaxBytes: env('DOCUMENT_MAX_BYTES', Type.Integer({ default: 10_485_760, minimum: 1, maximum: 104_857_600 })),
 };
 
 function cidrs(list: string): string[] {

@@ -7,6 +7,7 @@ import { BeneficialOwnerService } from './domain/customers/beneficial-owners.js'
 import { CardSimulations } from './domain/cards/card-simulations.js';
 import { CardService } from './domain/cards/cards.js';
 import { CustomerService } from './domain/customers/customers.js';
+import { DocumentService } from './domain/documents/documents.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
 import { KycService } from './domain/customers/kyc.js';
@@ -27,6 +28,7 @@ export interface Services {
   /** The sandbox's KYC/KYB decisions. */
   kyc: KycService;
   beneficialOwners: BeneficialOwnerService;
+  documents: DocumentService;
   cards: CardService;
   cardSimulations: CardSimulations;
   internalAccounts: InternalAccountService;
@@ -52,6 +54,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     customers: new CustomerService(store, cursors, config.sandboxKycApprovalDelayMs),
     kyc: new KycService(store),
     beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
+    documents: new DocumentService(store, cursors),
     cards: new CardService(store, cursors),
     cardSimulations: new CardSimulations(store),
     internalAccounts: new InternalAccountService(store, cursors),

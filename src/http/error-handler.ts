@@ -80,6 +80,8 @@ const NOT_FOUND_CODES: Record<NotFoundResource, CodeOf<404>> = {
   InternalAccount: 'REFERENCE_NOT_FOUND',
   Card: 'REFERENCE_NOT_FOUND',
   WebhookEvent: 'REFERENCE_NOT_FOUND',
+  Document: 'REFERENCE_NOT_FOUND',
+  BulkImportJob: 'BULK_UPLOAD_JOB_NOT_FOUND',
 };
 
 /** The client went away while its request was being read (the body stream was aborted or reset). */

@@ -15,6 +15,8 @@ function buildAjv(opts: Options): Ajv {
   addFormats(ajv);
   ajv.addFormat('iso3166-1-alpha-2', { type: 'string', validate: isCountryCode });
   ajv.addFormat('e.164', { type: 'string', validate: (s: string) => E164.test(s) });
+  // A multipart file part: the body the schema checks holds its file name (http/multipart-body.ts).
+  ajv.addFormat('binary', true);
   // A calendar date (already checked by format "date") that lies before today, UTC.
   ajv.addKeyword({
     keyword: 'x-past',

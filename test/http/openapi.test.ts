@@ -8,6 +8,7 @@ import { drainCardJobs } from '../helpers/card-jobs.js';
 import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
 import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
 import { activeFundedCard } from '../helpers/money.js';
+import { multipartForm, type FormPart } from '../helpers/multipart.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -96,8 +97,11 @@ describeEachEngine('OpenAPI document', (t) => {
         seen.set(key, new Set());
         const v = valid[key]!;
         const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
-        const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) =>
-          caller.req(method as InjectOptions['method'], u, body, headers);
+        // A body of form parts is sent as multipart/form-data (the upload operations).
+        const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) => {
+          const form = Array.isArray(body) ? multipartForm(body as FormPart[]) : undefined;
+          return caller.req(method as InjectOptions['method'], u, form?.payload ?? body, { ...form?.headers, ...headers });
+        };
         const body = async () => (v.body ? await v.body() : undefined);
         const json = { 'content-type': 'application/json' };
 
@@ -118,7 +122,7 @@ describeEachEngine('OpenAPI document', (t) => {
         );
         check(key, op, 'unknown query parameter', await send(t.caller, url(v.id, v.query ? `${v.query}&zz=1` : 'zz=1'), await body()), op.parameters?.some((p) => p.in === 'query') ? 400 : undefined);
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
-        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
+        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Document):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
         const b = await body();
         const swapped = url(v.id && swap(v.id), v.query && swap(v.query));
         check(key, op, 'unknown ids', await send(t.caller, swapped, b === undefined ? undefined : JSON.parse(swap(JSON.stringify(b)))), v.id ? 404 : undefined);
@@ -127,7 +131,10 @@ describeEachEngine('OpenAPI document', (t) => {
         check(key, op, 'text body', await send(t.caller, url(), 'a=1', { 'content-type': 'text/plain' }), method === 'GET' ? undefined : 415);
         check(key, op, 'body over 1 MiB', await send(t.caller, url(), JSON.stringify({ a: 'x'.repeat(1024 * 1024) }), json), method === 'GET' ? undefined : 413);
         if (method === 'POST' || method === 'PATCH') check(key, op, 'Idempotency-Key of a running request', await whileKeyRuns(t, (k) => send(t.caller, url(), undefined, { 'idempotency-key': k })), 409);
-        if (op.requestBody) check(key, op, 'unknown field', await send(t.caller, url(), { ...((await body()) as object), zz: 1 }), 400);
+        if (op.requestBody) {
+          const b = await body();
+          check(key, op, 'unknown field', await send(t.caller, url(), Array.isArray(b) ? [...b, { name: 'zz', value: '1' }] : { ...(b as object), zz: 1 }), 400);
+        }
       }
       for (const [key, kind, expected, res] of await stateFailures(t)) {
         check(key, operations.find((o) => o.key === key)!.op, kind, await res, expected);
@@ -269,6 +276,20 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const revocable = async () => (await created('POST', '/tokens', { name: 'to revoke', permissions: ['VIEW'] })).id as string;
   const revoked = await revocable();
   const account = (await created('GET', `/customers/internal-accounts?customerId=${customer}`)).data[0].id as string;
+  const documentForm = (holder?: string): FormPart[] => [
+    ...(holder ? [{ name: 'documentHolder', value: holder }] : []),
+    { name: 'documentType', value: 'CERTIFICATE_OF_INCORPORATION' },
+    { name: 'country', value: 'US' },
+    { name: 'file', filename: 'certificate.pdf', contentType: 'application/pdf', data: '%PDF-1.7 certificate' },
+  ];
+  const uploaded = async () => {
+    const form = multipartForm(documentForm(customer));
+    const res = await caller.req('POST', '/documents', form.payload, form.headers);
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json<{ id: string }>().id;
+  };
+  const document = await uploaded();
+  const documentToDelete = await uploaded();
 
   return {
     'POST /tokens': { body: () => ({ name: 'another', permissions: ['VIEW'] }) },
@@ -298,6 +319,11 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /sandbox/cards/{id}/simulate/return': { id: card, body: () => ({ cardTransactionId: settled, amount: 1 }) },
     'POST /sandbox/cards/{id}/simulate/authorization_expiry': { id: card, body: async () => ({ cardTransactionId: await transaction() }) },
     'POST /sandbox/cards/{id}/simulate/return_reversal': { id: card, body: async () => ({ cardTransactionId: await transaction(['clearing', 1000], ['return', 1000]) }) },
+    'POST /documents': { body: () => documentForm(customer) },
+    'GET /documents': { query: `documentHolder=${customer}` },
+    'GET /documents/{id}': { id: document },
+    'PUT /documents/{id}': { id: document, body: () => documentForm() },
+    'DELETE /documents/{id}': { id: documentToDelete },
     'GET /config': {},
     'PATCH /config': { body: () => ({ webhookEndpoint: receiver.url }) },
     'POST /config/webhook-secret/rotate': {},
@@ -329,6 +355,12 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   const deleted = (await caller.req('POST', '/customers', businessCustomer())).json().id as string;
   await caller.req('DELETE', `/customers/${deleted}`);
   const platformCustomerId = (await caller.req('GET', `/customers/${taken}`)).json().platformCustomerId as string;
+  const deletedHolderForm = multipartForm([
+    { name: 'documentHolder', value: deleted },
+    { name: 'documentType', value: 'PASSPORT' },
+    { name: 'country', value: 'US' },
+    { name: 'file', filename: 'p.pdf', data: '%PDF-1.7' },
+  ]);
   return [
     ['POST /customers', 'platformCustomerId of an active customer', 409, caller.req('POST', '/customers', { ...businessCustomer(), platformCustomerId })],
     ['POST /customers', 'malformed UMA address', 400, caller.req('POST', '/customers', { ...businessCustomer(), umaAddress: 'taken' })],
@@ -336,6 +368,7 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     ['PATCH /customers/{id}', 'deleted customer', 410, caller.req('PATCH', `/customers/${deleted}`, { customerType: 'BUSINESS' })],
     ['DELETE /customers/{id}', 'deleted customer', 410, caller.req('DELETE', `/customers/${deleted}`)],
     ['POST /beneficial-owners', 'deleted customer', 410, caller.req('POST', '/beneficial-owners', ownerInput(deleted))],
+    ['POST /documents', 'deleted customer', 410, caller.req('POST', '/documents', deletedHolderForm.payload, deletedHolderForm.headers)],
     ['POST /sandbox/customers/{customerId}/kyc', 'deleted customer', 410, caller.req('POST', `/sandbox/customers/${deleted}/kyc`, { status: 'APPROVED' })],
     ['POST /cards', 'cardholder not approved', 400, caller.req('POST', '/cards', { cardholderId: unapproved, form: 'VIRTUAL', fundingSources: [unapprovedAccount] })],
     ['PATCH /cards/{id}', "another customer's funding source", 400, caller.req('PATCH', `/cards/${card}`, { fundingSources: [unapprovedAccount] })],

@@ -12,7 +12,8 @@ export type IdType =
   | 'Job'
   | 'WebhookAttempt'
   | 'InternalAccount'
-  | 'LedgerEntry';
+  | 'LedgerEntry'
+  | 'Document';
 
 /**
  * A bound that every id of `type` made before the millisecond `ms` sorts below, and every id made
