@@ -6,6 +6,9 @@ import { openStore, type Store } from './store/store.js';
 import { BeneficialOwnerService } from './domain/customers/beneficial-owners.js';
 import { CardSimulations } from './domain/cards/card-simulations.js';
 import { CardService } from './domain/cards/cards.js';
+import { BulkImportService } from './domain/customers/bulk-imports.js';
+import { bodyCheck } from './http/validation.js';
+import { CreateCustomerBody } from './schemas/customers.js';
 import { CustomerService } from './domain/customers/customers.js';
 import { DocumentService } from './domain/documents/documents.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
@@ -29,6 +32,8 @@ export interface Services {
   kyc: KycService;
   beneficialOwners: BeneficialOwnerService;
   documents: DocumentService;
+  /** CSV imports of customers, run by the worker batch by batch. */
+  bulkImports: BulkImportService;
   cards: CardService;
   cardSimulations: CardSimulations;
   internalAccounts: InternalAccountService;
@@ -46,12 +51,15 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
   const wakeups = store.wakeups;
   if (wakeups) store.onJobsEnqueued(() => wakeups.notify(JOBS_WAKEUP_CHANNEL));
   const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config));
+  const customers = new CustomerService(store, cursors, config.sandboxKycApprovalDelayMs);
   return {
     config,
     store,
     cursors,
     tokens: new TokenService(store, cursors),
-    customers: new CustomerService(store, cursors, config.sandboxKycApprovalDelayMs),
+    customers,
+    // Each row is checked by POST /customers' own schema.
+    bulkImports: new BulkImportService(store, customers, bodyCheck(CreateCustomerBody), config.bulkImportBatchRows),
     kyc: new KycService(store),
     beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
     documents: new DocumentService(store, cursors),

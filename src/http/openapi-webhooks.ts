@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
 import {
+  BulkUploadWebhookSchema,
   CardFundingSourceChangeWebhookSchema,
   CardStateChangeWebhookSchema,
   CardTransactionWebhookSchema,
@@ -82,6 +83,12 @@ export const WEBHOOKS = {
     'Customer KYC/KYB status changed',
     'CUSTOMER.KYC_* (individuals) or CUSTOMER.KYB_* (businesses): the automatic approval of a new sandbox customer, or POST /sandbox/customers/{customerId}/kyc with PENDING, APPROVED or REJECTED; with the customer after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     CustomerWebhookSchema,
+  ),
+  'bulk-upload': delivery(
+    'bulkUploadWebhook',
+    'Bulk customer import ended',
+    'BULK_UPLOAD.COMPLETED (some or all rows imported; the others in errors) or BULK_UPLOAD.FAILED (no row imported, or the CSV could not be read), in the commit that ends the import, with the job then. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    BulkUploadWebhookSchema,
   ),
   'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
 };

@@ -1,6 +1,7 @@
 import { beneficialOwnerRoutes } from './beneficial-owners.js';
 import { cardRoutes } from './cards.js';
 import { customerRoutes } from './customers.js';
+import { customerBulkRoutes } from './customers-bulk.js';
 import { documentRoutes } from './documents.js';
 import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
 import { sandboxCardRoutes } from './sandbox-cards.js';
@@ -13,7 +14,7 @@ import { sandboxWebhookRoutes } from './sandbox-webhooks.js';
 import { webhookEventRoutes } from './webhook-events.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, documentRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, customerBulkRoutes, customerRoutes, beneficialOwnerRoutes, documentRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,

@@ -6,6 +6,7 @@ import { TEST_EVENT_TYPE } from '../domain/webhooks/webhook-event-log.js';
 import { extension } from './common.js';
 import { CardSchema } from './cards.js';
 import { CustomerSchema } from './customers.js';
+import { BulkImportJobSchema } from './customers-bulk.js';
 import { InternalAccountSchema } from './internal-accounts.js';
 import { CardTransactionSchema } from './transactions.js';
 
@@ -75,4 +76,11 @@ export const CustomerWebhookSchema = envelope(
   CustomerSchema,
   {},
   "A customer's KYC/KYB status changed: the sandbox's automatic approval of a new customer, or POST /sandbox/customers/{customerId}/kyc; data is the customer after the change",
+);
+
+export const BulkUploadWebhookSchema = envelope(
+  Type.Enum(['BULK_UPLOAD.COMPLETED', 'BULK_UPLOAD.FAILED']),
+  BulkImportJobSchema,
+  {},
+  'A bulk customer import ended; data is the import job as GET /customers/bulk/jobs/{jobId} answers it then',
 );

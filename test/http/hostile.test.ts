@@ -473,7 +473,7 @@ function problemsOf(method: string, answer: Answer): string[] {
 }
 
 function templatesFor(
-  ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string; document: string; deletableDocument: string },
+  ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string; document: string; deletableDocument: string; importJob: string },
   body: { customer: unknown; owner: unknown },
 ): Record<string, Template> {
   const documentForm = (holder?: string): FormPart[] => [
@@ -496,6 +496,12 @@ function templatesFor(
     'GET /beneficial-owners': { method: 'GET', path: `${BASE}/beneficial-owners`, query: { customerId: ids.customer, limit: '2' } },
     'GET /beneficial-owners/:id': { method: 'GET', path: `${BASE}/beneficial-owners/:id`, id: ids.owner },
     'PATCH /beneficial-owners/:id': { method: 'PATCH', path: `${BASE}/beneficial-owners/:id`, id: ids.owner, body: { ownershipPercentage: 30, personalInfo: { lastName: 'Doe' } } },
+    'POST /customers/bulk/csv': {
+      method: 'POST',
+      path: `${BASE}/customers/bulk/csv`,
+      form: [{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: '\ufeffcustomerType,fullName,email\r\nINDIVIDUAL,"Lovelace, Ada",ada@example.com\r\n' }],
+    },
+    'GET /customers/bulk/jobs/:id': { method: 'GET', path: `${BASE}/customers/bulk/jobs/:id`, id: ids.importJob },
     'POST /documents': { method: 'POST', path: `${BASE}/documents`, form: documentForm(ids.owner) },
     'GET /documents': { method: 'GET', path: `${BASE}/documents`, query: { documentHolder: ids.customer, limit: '2' } },
     'GET /documents/:id': { method: 'GET', path: `${BASE}/documents/:id`, id: ids.document },
@@ -649,7 +655,10 @@ async function fixtures(t: TestApp) {
   };
   const document = await upload();
   const deletableDocument = await upload();
-  const ids = { document, deletableDocument, customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id };
+  const csv = multipartForm([{ name: 'file', filename: 'c.csv', data: 'customerType\nINDIVIDUAL\n' }]);
+  const imported = await t.caller.req('POST', '/customers/bulk/csv', csv.payload, csv.headers);
+  expect(imported.statusCode, imported.body).toBe(202);
+  const ids = { importJob: imported.json().jobId as string, document, deletableDocument, customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }
 

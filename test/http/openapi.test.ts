@@ -122,7 +122,7 @@ describeEachEngine('OpenAPI document', (t) => {
         );
         check(key, op, 'unknown query parameter', await send(t.caller, url(v.id, v.query ? `${v.query}&zz=1` : 'zz=1'), await body()), op.parameters?.some((p) => p.in === 'query') ? 400 : undefined);
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
-        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Document):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
+        const swap = (text: string) => text.replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Document|Job):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id));
         const b = await body();
         const swapped = url(v.id && swap(v.id), v.query && swap(v.query));
         check(key, op, 'unknown ids', await send(t.caller, swapped, b === undefined ? undefined : JSON.parse(swap(JSON.stringify(b)))), v.id ? 404 : undefined);
@@ -205,7 +205,7 @@ describeEachEngine('OpenAPI document', (t) => {
   it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
     const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
     expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'internal-account-status', 'test-webhook']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['bulk-upload', 'card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'internal-account-status', 'test-webhook']);
     expect(doc.webhooks['card-state-change'].post.requestBody.content['application/json'].schema.properties.type).toMatchObject({ const: 'CARD.STATE_CHANGE' });
     expect(doc.webhooks['customer-update'].post.requestBody.content['application/json'].schema.properties.type.enum).toContain('CUSTOMER.KYB_APPROVED');
     for (const [name, item] of Object.entries<{ post: { security: unknown; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } }>(doc.webhooks)) {
@@ -288,6 +288,9 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     expect(res.statusCode, res.body).toBe(201);
     return res.json<{ id: string }>().id;
   };
+  const csvForm = (): FormPart[] => [{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: 'customerType,fullName\r\nINDIVIDUAL,Ada Lovelace\r\n' }];
+  const csv = multipartForm(csvForm());
+  const importJob = (await caller.req('POST', '/customers/bulk/csv', csv.payload, csv.headers)).json<{ jobId: string }>().jobId;
   const document = await uploaded();
   const documentToDelete = await uploaded();
 
@@ -319,6 +322,8 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /sandbox/cards/{id}/simulate/return': { id: card, body: () => ({ cardTransactionId: settled, amount: 1 }) },
     'POST /sandbox/cards/{id}/simulate/authorization_expiry': { id: card, body: async () => ({ cardTransactionId: await transaction() }) },
     'POST /sandbox/cards/{id}/simulate/return_reversal': { id: card, body: async () => ({ cardTransactionId: await transaction(['clearing', 1000], ['return', 1000]) }) },
+    'POST /customers/bulk/csv': { body: () => csvForm() },
+    'GET /customers/bulk/jobs/{id}': { id: importJob },
     'POST /documents': { body: () => documentForm(customer) },
     'GET /documents': { query: `documentHolder=${customer}` },
     'GET /documents/{id}': { id: document },
