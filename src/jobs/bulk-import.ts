@@ -1,4 +1,4 @@
-import { BULK_IMPORT_JOB, type BulkImportJob } from '../domain/customers/bulk-imports.js';
+import { abandonBulkImport, BULK_IMPORT_JOB, type BulkImportJob } from '../domain/customers/bulk-imports.js';
 import { INTERNAL_RETRY_SCHEDULE_MS } from './backoff.js';
 import type { JobHandler } from './types.js';
 
@@ -10,4 +10,5 @@ export const bulkImportHandler: JobHandler = {
     const payload = JSON.parse(job.payload) as BulkImportJob;
     return { outcome: 'done', write: (uow) => services.bulkImports.importBatch(uow, payload) };
   },
+  gaveUp: (uow, job, now) => abandonBulkImport(uow, JSON.parse(job.payload) as BulkImportJob, now),
 };

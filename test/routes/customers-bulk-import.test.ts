@@ -159,6 +159,19 @@ describeEachEngine(
       expect(ids).toEqual(['p-1', 'p-2', 'p-3', 'p-4', 'p-5']);
     });
 
+    it('fails an import whose batch job gave up for good, counting the rows it never reached, instead of leaving it PROCESSING', async () => {
+      const caller = await t.newCaller();
+      const jobId = await accepted(caller, rows(3, 'stop'));
+      const [queued] = await t.services.store.db.selectFrom('jobs').selectAll().where('kind', '=', BULK_IMPORT_JOB).where('state', '=', 'queued').execute();
+      await t.services.store.transaction((uow) => bulkImportHandler.gaveUp!(uow, queued!, Date.now()));
+      const job = await jobOf(caller, jobId);
+      expect([job.status, job.progress]).toEqual(['FAILED', { total: 3, processed: 3, successful: 0, failed: 3 }]);
+      expect(job.errors).toEqual([expect.objectContaining({ correlationId: 'row_1', code: 'INTERNAL_ERROR' })]);
+      const events = await t.services.store.db.selectFrom('webhook_events').select('type').where('platform_id', '=', caller.platformId).execute();
+      expect(events.map((e) => e.type)).toEqual(['BULK_UPLOAD.FAILED']);
+      await t.services.store.db.updateTable('jobs').set({ state: 'done' }).where('id', '=', queued!.id).execute();
+    });
+
     it('answers 413 for a CSV past BULK_IMPORT_MAX_BYTES and keeps nothing of it', async () => {
       const caller = await t.newCaller();
       const res = await uploadCsv(caller, rows(200, 'big'));

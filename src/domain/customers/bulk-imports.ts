@@ -125,12 +125,12 @@ export class BulkImportService {
       if (staged.unreadable) {
         const { row: at, message } = staged.unreadable;
         await repo.insertBulkImportErrors(uow.db, row.id, [entry(at, undefined, 'INVALID_CSV_FORMAT', `The CSV could not be read from row ${at}: ${message}`)]);
-        return this.finish(uow, { ...row, processed: row.total, failed: row.total }, 'FAILED', now);
+        return finish(uow, { ...row, processed: row.total, failed: row.total }, 'FAILED', now);
       }
-      if (row.total === 0) return this.finish(uow, row, 'COMPLETED', now);
+      if (row.total === 0) return finish(uow, row, 'COMPLETED', now);
       await repo.moveBulkImport(uow.db, row.id, 'STAGING', { status: 'PENDING', updated_at: now });
       await this.enqueueBatch(uow, row.id, now);
-      return this.render({ ...row, status: 'PENDING' }, []);
+      return render({ ...row, status: 'PENDING' }, []);
     }, within);
   }
 
@@ -142,7 +142,7 @@ export class BulkImportService {
   async get(platformId: string, id: string): Promise<BulkImport> {
     const row = await repo.findBulkImport(this.store.db, platformId, id);
     if (!row || row.status === 'STAGING') throw new NotFoundError('BulkImportJob', id);
-    return this.render(row, await repo.bulkImportErrors(this.store.db, id));
+    return render(row, await repo.bulkImportErrors(this.store.db, id));
   }
 
   /**
@@ -181,7 +181,7 @@ export class BulkImportService {
       return;
     }
     // Every row refused: the import failed; otherwise it completed, with the refused rows in errors.
-    await this.finish(uow, next, next.successful === 0 ? 'FAILED' : 'COMPLETED', now);
+    await finish(uow, next, next.successful === 0 ? 'FAILED' : 'COMPLETED', now);
   }
 
   private async importRow(uow: UnitOfWork, job: BulkImportJobRow, n: number, cells: Record<string, string> | null): Promise<{ row_number: number; body: string } | undefined> {
@@ -209,25 +209,37 @@ export class BulkImportService {
     const payload: BulkImportJob = { importId };
     await enqueueJob(uow, { id: newId('Job'), kind: BULK_IMPORT_JOB, payload, queueKey: importId }, now);
   }
+}
 
-  /** Ends the import and records BULK_UPLOAD.COMPLETED or BULK_UPLOAD.FAILED with it as it ends. */
-  private async finish(uow: UnitOfWork, row: BulkImportJobRow, status: 'COMPLETED' | 'FAILED', now: number): Promise<BulkImport> {
-    const ended: BulkImportJobRow = { ...row, status, updated_at: now, completed_at: now };
-    const { id: _id, platform_id: _p, ...changes } = ended;
-    await repo.updateBulkImport(uow.db, row.id, changes);
-    const rendered = this.render(ended, await repo.bulkImportErrors(uow.db, row.id));
-    await recordWebhookEvent(uow, { platformId: row.platform_id, type: `BULK_UPLOAD.${status}`, fields: { data: rendered } }, now);
-    return rendered;
-  }
+/** Ends the import and records BULK_UPLOAD.COMPLETED or BULK_UPLOAD.FAILED with it as it ends. */
+async function finish(uow: UnitOfWork, row: BulkImportJobRow, status: 'COMPLETED' | 'FAILED', now: number): Promise<BulkImport> {
+  const ended: BulkImportJobRow = { ...row, status, updated_at: now, completed_at: now };
+  const { id: _id, platform_id: _p, ...changes } = ended;
+  await repo.updateBulkImport(uow.db, row.id, changes);
+  const rendered = render(ended, await repo.bulkImportErrors(uow.db, row.id));
+  await recordWebhookEvent(uow, { platformId: row.platform_id, type: `BULK_UPLOAD.${status}`, fields: { data: rendered } }, now);
+  return rendered;
+}
 
-  private render(row: BulkImportJobRow, errors: string[]): BulkImport {
-    const job: BulkImport = {
-      id: row.id,
-      status: row.status === 'STAGING' ? 'PENDING' : row.status,
-      progress: { total: row.total, processed: row.processed, successful: row.successful, failed: row.failed },
-      errors: errors.map((e) => JSON.parse(e) as BulkImportErrorEntry),
-    };
-    if (row.completed_at !== null) job.completedAt = new Date(row.completed_at).toISOString();
-    return job;
-  }
+function render(row: BulkImportJobRow, errors: string[]): BulkImport {
+  const job: BulkImport = {
+    id: row.id,
+    status: row.status === 'STAGING' ? 'PENDING' : row.status,
+    progress: { total: row.total, processed: row.processed, successful: row.successful, failed: row.failed },
+    errors: errors.map((e) => JSON.parse(e) as BulkImportErrorEntry),
+  };
+  if (row.completed_at !== null) job.completedAt = new Date(row.completed_at).toISOString();
+  return job;
+}
+
+/**
+ * The import whose batch job failed for good (a run that kept throwing): FAILED, with an entry
+ * saying which rows were not reached, and BULK_UPLOAD.FAILED, so it does not stay PROCESSING.
+ */
+export async function abandonBulkImport(uow: UnitOfWork, job: BulkImportJob, now: number): Promise<void> {
+  const row = await repo.lockBulkImport(uow, job.importId);
+  if (!row || (row.status !== 'PENDING' && row.status !== 'PROCESSING')) return;
+  const first = row.processed + 1;
+  await repo.insertBulkImportErrors(uow.db, row.id, [entry(first, undefined, 'INTERNAL_ERROR', `The import stopped at row ${first}: rows ${first} to ${row.total} were not imported`)]);
+  await finish(uow, { ...row, failed: row.failed + (row.total - row.processed), processed: row.total }, 'FAILED', now);
 }
