@@ -19,7 +19,7 @@ export interface FilePart {
 export interface MultipartSpec<F> {
   /** The name of the one file field. */
   fileField: string;
-  /** The largest file accepted, in bytes; past it the request is a 413 as soon as it is seen. */
+  /** The largest file accepted, in bytes: the parser drops the bytes past it as they arrive, and the answer is a 413. */
   maxFileBytes: (request: FastifyRequest) => number;
   /** Reads the file part's stream to its end (it must), answering what the handler gets from multipartFile. */
   consume: (request: FastifyRequest, part: FilePart) => Promise<F>;
