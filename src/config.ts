@@ -93,6 +93,12 @@ const SETTINGS = {
   cardRevealTtlMs: env('CARD_REVEAL_TTL_MS', Type.Integer({ default: 300_000, minimum: 100, maximum: 3_600_000 })),
   // Bytes of owner pages one process keeps to answer again after a version check; 0 keeps none.
   ownerPageCacheBytes: env('OWNER_PAGE_CACHE_BYTES', Type.Integer({ default: 33_554_432, minimum: 0, maximum: 4_294_967_296 })),
+  // The largest document file POST and PUT /documents accept (the interface: 10 MB); larger is a 413.
+  documentMaxBytes: env('DOCUMENT_MAX_BYTES', Type.Integer({ default: 10_485_760, minimum: 1, maximum: 104_857_600 })),
+  // The largest CSV POST /customers/bulk/csv accepts; it is read as a stream, never held whole.
+  bulkImportMaxBytes: env('BULK_IMPORT_MAX_BYTES', Type.Integer({ default: 104_857_600, minimum: 1, maximum: 1_073_741_824 })),
+  // Rows of a bulk import committed together, with the job's progress, by one run of its job.
+  bulkImportBatchRows: env('BULK_IMPORT_BATCH_ROWS', Type.Integer({ default: 500, minimum: 1, maximum: 10_000 })),
 };
 
 function cidrs(list: string): string[] {

@@ -8,9 +8,13 @@ import { BeneficialOwnerService } from './domain/customers/beneficial-owners.js'
 import { CardReveals } from './domain/cards/card-reveals.js';
 import { CardSimulations } from './domain/cards/card-simulations.js';
 import { CardService } from './domain/cards/cards.js';
+import { BulkImportService } from './domain/customers/bulk-imports.js';
+import { bodyCheck } from './http/validation.js';
+import { CreateCustomerBody } from './schemas/customers.js';
 import { CustomerService } from './domain/customers/customers.js';
 import { ExternalAccountService } from './domain/external-accounts/external-accounts.js';
 import { OwnershipVerification } from './domain/external-accounts/ownership-verification.js';
+import { DocumentService } from './domain/documents/documents.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
 import { KycService } from './domain/customers/kyc.js';
@@ -38,6 +42,9 @@ export interface Services {
   beneficialOwners: BeneficialOwnerService;
   /** KYC/KYB submissions (POST /verifications). */
   verifications: VerificationService;
+  documents: DocumentService;
+  /** CSV imports of customers, run by the worker batch by batch. */
+  bulkImports: BulkImportService;
   cards: CardService;
   cardSimulations: CardSimulations;
   /** Sandbox card reveals: single-use signed URLs to a page with the card's details. */
@@ -71,15 +78,20 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
   const wakeups = store.wakeups;
   if (wakeups) store.onJobsEnqueued(() => wakeups.notify(JOBS_WAKEUP_CHANNEL));
   const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config));
+  const customers = new CustomerService(store, cursors);
+  const documents = new DocumentService(store, cursors);
   return {
     config,
     store,
     cursors,
     tokens: new TokenService(store, cursors),
-    customers: new CustomerService(store, cursors),
+    customers,
+    // Each row is checked by POST /customers' own schema.
+    bulkImports: new BulkImportService(store, customers, bodyCheck(CreateCustomerBody), config.bulkImportBatchRows),
     kyc: new KycService(store),
     beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
-    verifications: new VerificationService(store, cursors),
+    documents,
+    verifications: new VerificationService(store, cursors, documents.onFile),
     cards: new CardService(store, cursors, config.sandboxDelayedActivationMs),
     cardSimulations: new CardSimulations(store),
     cardReveals: new CardReveals(store, keys.cardRevealKey, config.cardRevealTtlMs),

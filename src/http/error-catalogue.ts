@@ -65,6 +65,7 @@ export const ERROR_CATALOGUE = {
     TRANSACTION_NOT_FOUND: 'Transaction not found',
     USER_NOT_FOUND: 'Customer not found',
     TOKEN_NOT_FOUND: 'API token not found',
+    BULK_UPLOAD_JOB_NOT_FOUND: 'Bulk upload job not found',
     REFERENCE_NOT_FOUND: 'Reference not found: an unknown route, or an unknown resource the interface names no code for',
   },
   405: { METHOD_NOT_ALLOWED: 'The path exists but not with this method' },
@@ -76,8 +77,8 @@ export const ERROR_CATALOGUE = {
     CONFLICT: 'Conflict with the current state: a platformCustomerId already used by an active customer, or a request with the same Idempotency-Key still in progress',
   },
   410: { CUSTOMER_DELETED: 'Customer has been deleted' },
-  413: { PAYLOAD_TOO_LARGE: 'The request body exceeds 1 MiB' },
-  415: { UNSUPPORTED_MEDIA_TYPE: 'The request body must be application/json' },
+  413: { PAYLOAD_TOO_LARGE: 'The request body exceeds 1 MiB, or an uploaded file exceeds its limit' },
+  415: { UNSUPPORTED_MEDIA_TYPE: 'The request body must be application/json (multipart/form-data on the upload operations)' },
   429: { RATE_LIMITED: 'Too many requests; retry after the Retry-After delay' },
   500: {
     SERVICE_SWITCH_ERROR: 'Switch error inside the service',

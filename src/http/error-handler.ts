@@ -84,6 +84,8 @@ const NOT_FOUND_CODES: Record<NotFoundResource, CodeOf<404>> = {
   Verification: 'REFERENCE_NOT_FOUND',
   RequestLog: 'REFERENCE_NOT_FOUND',
   ExternalAccount: 'REFERENCE_NOT_FOUND',
+  Document: 'REFERENCE_NOT_FOUND',
+  BulkImportJob: 'BULK_UPLOAD_JOB_NOT_FOUND',
 };
 
 /** The client went away while its request was being read (the body stream was aborted or reset). */

@@ -78,6 +78,8 @@ function hashBody(request: FastifyRequest, _reply: FastifyReply, payload: NodeJS
   if (typeof key !== 'string' || !KEY_SYNTAX.test(key)) return done(keyError('must be 1 to 255 printable ASCII characters'));
   const body = createHash('sha256');
   keyed.set(request, { key, body });
+  // A multipart body is read by its route, from the raw request, before the claim: it feeds the hash itself (multipartFingerprint).
+  if (MULTIPART.test(request.headers['content-type'] ?? '')) return done(null, payload);
   const tap = new Transform({
     transform(chunk: Buffer, _encoding, next) {
       body.update(chunk);
@@ -86,6 +88,17 @@ function hashBody(request: FastifyRequest, _reply: FastifyReply, payload: NodeJS
   });
   // pipeline passes a failure of the request stream (an abort) on to the body parser.
   done(null, pipeline(payload, tap, () => undefined));
+}
+
+const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i;
+
+/**
+ * The hash of a multipart request's body, sent with an Idempotency-Key, for the route that reads
+ * its parts to feed (undefined without a key). Its parts are hashed rather than its raw bytes, so a
+ * retry that a client encodes with another boundary is the same request.
+ */
+export function multipartFingerprint(request: FastifyRequest): Hash | undefined {
+  return keyed.get(request)?.body;
 }
 
 /** preValidation: the body is read; replay, refuse, or start the request under its key. */

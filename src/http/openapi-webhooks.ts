@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
 import {
+  BulkUploadWebhookSchema,
   CardFundingSourceChangeWebhookSchema,
   CardStateChangeWebhookSchema,
   CardTransactionWebhookSchema,
@@ -96,6 +97,12 @@ export const WEBHOOKS = {
     'External account status changed',
     'EXTERNAL_ACCOUNT.STATUS_UPDATED: a sandbox PENDING beneficiary verification ended ACTIVE, or an ownership challenge moved a wallet to PENDING_OWNERSHIP_VERIFICATION, UNVERIFIED or ACTIVE; in the same transaction as the change, with the account after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     ExternalAccountStatusWebhookSchema,
+  ),
+  'bulk-upload': delivery(
+    'bulkUploadWebhook',
+    'Bulk customer import ended',
+    'BULK_UPLOAD.COMPLETED (some or all rows imported; the others in errors) or BULK_UPLOAD.FAILED (no row imported, or the CSV could not be read), in the commit that ends the import, with the job then. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    BulkUploadWebhookSchema,
   ),
   'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
 };

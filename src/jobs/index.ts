@@ -1,5 +1,6 @@
 import type { Services } from '../services.js';
 import type { Logger } from '../logger.js';
+import { bulkImportHandler } from './bulk-import.js';
 import { cardProvisioningHandler } from './card-provisioning.js';
 import { cardSimulationHandler } from './card-simulation.js';
 import { webhookDeliveryHandler } from './deliver-webhook-job.js';
@@ -9,7 +10,7 @@ import type { JobHandler } from './types.js';
 import { Worker } from './worker.js';
 
 /** Every kind of background job this service runs. */
-export const jobHandlers: JobHandler[] = [cardSimulationHandler, cardProvisioningHandler, externalAccountReviewHandler, webhookDeliveryHandler, resendWebhooksHandler];
+export const jobHandlers: JobHandler[] = [cardSimulationHandler, cardProvisioningHandler, externalAccountReviewHandler, bulkImportHandler, webhookDeliveryHandler, resendWebhooksHandler];
 
 export function startWorker(services: Services, log: Logger, handlers: JobHandler[] = jobHandlers): Worker {
   return new Worker(services, handlers, log).start();

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { BulkImportService } from '../domain/customers/bulk-imports.js';
 import type { PlatformConfigService } from '../domain/platform/platform-config.js';
 import type { SendWebhook } from '../domain/webhooks/webhook-sending.js';
 import type { Store } from '../store/store.js';
@@ -16,6 +17,8 @@ export interface JobServices {
   store: Pick<Store, 'db' | 'read'>;
   platformConfig: Pick<PlatformConfigService, 'load'>;
   sendWebhook: SendWebhook;
+  /** The bulk customer import's batches, written in the worker's batch commit. */
+  bulkImports: Pick<BulkImportService, 'importBatch'>;
 }
 
 /** A run's database effects, written in the worker's batch (its unit of work) with the end of the job's lease. */

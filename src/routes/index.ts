@@ -2,6 +2,8 @@ import { beneficialOwnerRoutes } from './beneficial-owners.js';
 import { cardRoutes } from './cards.js';
 import { customerRoutes } from './customers.js';
 import { externalAccountRoutes } from './external-accounts.js';
+import { customerBulkRoutes } from './customers-bulk.js';
+import { documentRoutes } from './documents.js';
 import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
 import { sandboxCardRoutes } from './sandbox-cards.js';
 import { sandboxCustomerRoutes } from './sandbox-customers.js';
@@ -15,7 +17,7 @@ import { webhookEventRoutes } from './webhook-events.js';
 import { requestLogRoutes } from './request-logs.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes, requestLogRoutes, externalAccountRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, customerBulkRoutes, customerRoutes, beneficialOwnerRoutes, documentRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes, requestLogRoutes, externalAccountRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,

@@ -9,6 +9,7 @@ import { CardSchema } from './cards.js';
 import { CustomerSchema } from './customers.js';
 import { ExternalAccountSchema } from './external-accounts.js';
 import { EXTERNAL_ACCOUNT_STATUS_UPDATED_EVENT } from '../domain/external-accounts/external-account-lifecycle.js';
+import { BulkImportJobSchema } from './customers-bulk.js';
 import { InternalAccountSchema } from './internal-accounts.js';
 import { CardTransactionSchema } from './transactions.js';
 import { VerificationSchema } from './verifications.js';
@@ -96,4 +97,11 @@ export const ExternalAccountStatusWebhookSchema = envelope(
   ExternalAccountSchema,
   {},
   "An external account's status changed: a sandbox PENDING name verification ended, or an ownership challenge started, failed or completed; data is the account after the change",
+);
+
+export const BulkUploadWebhookSchema = envelope(
+  Type.Enum(['BULK_UPLOAD.COMPLETED', 'BULK_UPLOAD.FAILED']),
+  BulkImportJobSchema,
+  {},
+  'A bulk customer import ended; data is the import job as GET /customers/bulk/jobs/{jobId} answers it then',
 );

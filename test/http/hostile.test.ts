@@ -5,6 +5,7 @@ import { everyConfigField } from '../fixtures/platform-config.js';
 import { catalogueCodes } from '../helpers/error-object.js';
 import { activeCard } from '../helpers/fixtures.js';
 import { eurAccount, ibanEndingIn, usdAccount, walletAccount } from '../helpers/external-accounts.js';
+import { FILES, multipartForm, type FormPart } from '../helpers/multipart.js';
 import { businessCustomer, createBusiness, ownerInput } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine, type TestApp } from '../helpers/test-app.js';
 
@@ -44,6 +45,8 @@ interface Draft {
   id: string | undefined;
   query: string[];
   body: unknown;
+  /** The parts of a multipart/form-data body (the upload operations), sent as such unless a mutation writes raw bytes or a JSON body. */
+  form: FormPart[] | undefined;
   rawBody: string | Buffer | undefined;
   headers: Record<string, string>;
   mutations: string[];
@@ -55,6 +58,7 @@ interface Template {
   id?: string;
   query?: Record<string, string>;
   body?: unknown;
+  form?: FormPart[];
 }
 
 const CONTROL = ['\u0000', '\u0001', '\u0008', '\u000b', '\u001b', '\u001f', '\u007f', '\r\n', '\t'];
@@ -272,6 +276,49 @@ const MUTATIONS: Record<string, Mutation> = {
     d.rawBody = rng.pick(['{}', '{"a":1}', 'garbage', deepJson(rng)]);
     d.headers['content-type'] = rng.pick([...JSON_TYPES, ...ODD_CONTENT_TYPES]);
   },
+  'form: hostile value in a field'(d, rng) {
+    const fields = d.form?.filter((p) => 'value' in p) ?? [];
+    if (fields.length === 0) return;
+    const at = rng.pick(fields) as { value: string };
+    at.value = hostileString(rng);
+  },
+  'form: unknown, repeated or nameless part'(d, rng) {
+    if (!d.form) return;
+    d.form.push(
+      rng.pick<FormPart>([
+        { name: rng.pick(['extra', '__proto__', 'constructor', 'documentHolder', 'file', 'documentType']), value: hostileString(rng) },
+        { name: 'file', filename: 'second.pdf', data: FILES.pdf() },
+        { name: 'attachment', filename: 'x.png', data: FILES.png() },
+        { name: '', value: 'x' },
+        { name: 'file', filename: '', data: 'text where a file belongs' },
+      ]),
+    );
+  },
+  'form: file content or name not what it claims'(d, rng) {
+    const file = d.form?.find((p) => 'filename' in p) as { filename: string; contentType?: string; data: Buffer | string } | undefined;
+    if (!file) return;
+    file.data = rng.pick<Buffer | string>([Buffer.alloc(0), 'GIF89a', Buffer.from(Array.from({ length: rng.int(1, 4096) }, () => rng.int(0, 255))), FILES.png().subarray(0, 4), '%PDF']);
+    file.contentType = rng.pick(['image/png', 'image/jpeg', 'application/pdf', 'text/csv', '', 'image/png; charset=utf-16']);
+    file.filename = rng.pick([file.filename, '../../etc/passwd', 'a\u0000.png', 'x'.repeat(rng.int(300, 3000)), '💩.pdf', '"quoted".png']);
+  },
+  'form: malformed multipart'(d, rng) {
+    if (!d.form) return;
+    const { payload, headers } = multipartForm(d.form, 'BOUNDARY');
+    const text = payload.toString('latin1');
+    d.rawBody = Buffer.from(
+      rng.pick([
+        text.slice(0, rng.int(0, text.length - 1)),
+        text.replace(/--BOUNDARY--\r\n$/, ''),
+        text.replaceAll('BOUNDARY', 'OTHER'),
+        text.replace('Content-Disposition: form-data; ', 'Content-Disposition: '),
+        text.replace(/\r\n/g, '\n'),
+        `--BOUNDARY\r\n${'X-Header: v\r\n'.repeat(3000)}\r\nx\r\n--BOUNDARY--\r\n`,
+        `${'--BOUNDARY\r\nContent-Disposition: form-data; name="f"\r\n\r\nv\r\n'.repeat(rng.int(50, 500))}--BOUNDARY--\r\n`,
+      ]),
+      'latin1',
+    );
+    d.headers['content-type'] = rng.pick([headers['content-type']!, 'multipart/form-data', 'multipart/form-data; boundary=', 'multipart/mixed; boundary=BOUNDARY', `multipart/form-data; boundary=${'B'.repeat(200)}`]);
+  },
   'content type: odd'(d, rng) {
     if (d.body === undefined && d.rawBody === undefined) d.body = {};
     d.headers['content-type'] = rng.pick(ODD_CONTENT_TYPES);
@@ -367,6 +414,7 @@ function draftOf(template: Template): Draft {
     id: template.id,
     query: Object.entries(template.query ?? {}).map(([k, v]) => `${enc(k)}=${enc(v)}`),
     body: template.body === undefined ? undefined : structuredClone(template.body),
+    form: template.form?.map((p) => ({ ...p })),
     rawBody: undefined,
     headers: {},
     mutations: [],
@@ -429,9 +477,17 @@ function templatesFor(
   ids: {
     customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string;
     revealPage: string; verification: string; pending: string; externalAccount: string; wallet: string; platformExternalAccount: string;
+    document: string; deletableDocument: string; importJob: string;
   },
   body: { customer: unknown; owner: unknown },
 ): Record<string, Template> {
+  const documentForm = (holder?: string): FormPart[] => [
+    ...(holder ? [{ name: 'documentHolder', value: holder }] : []),
+    { name: 'documentType', value: 'PASSPORT' },
+    { name: 'country', value: 'US' },
+    { name: 'side', value: 'FRONT' },
+    { name: 'file', filename: 'passport.png', contentType: 'image/png', data: FILES.png(256) },
+  ];
   const sim = (kind: string, b: unknown): Template => ({ method: 'POST', path: `${BASE}/sandbox/cards/:id/simulate/${kind}`, id: ids.card, body: b });
   const external = (family: 'customers' | 'platform', method: string, suffix: string, id: string, b?: unknown): Template => ({ method, path: `${BASE}/${family}/external-accounts/:id${suffix}`, id, ...(b === undefined ? {} : { body: b }) });
   return {
@@ -458,6 +514,17 @@ function templatesFor(
     'GET /beneficial-owners': { method: 'GET', path: `${BASE}/beneficial-owners`, query: { customerId: ids.customer, limit: '2' } },
     'GET /beneficial-owners/:id': { method: 'GET', path: `${BASE}/beneficial-owners/:id`, id: ids.owner },
     'PATCH /beneficial-owners/:id': { method: 'PATCH', path: `${BASE}/beneficial-owners/:id`, id: ids.owner, body: { ownershipPercentage: 30, personalInfo: { lastName: 'Doe' } } },
+    'POST /customers/bulk/csv': {
+      method: 'POST',
+      path: `${BASE}/customers/bulk/csv`,
+      form: [{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: '\ufeffcustomerType,fullName,email\r\nINDIVIDUAL,"Lovelace, Ada",ada@example.com\r\n' }],
+    },
+    'GET /customers/bulk/jobs/:id': { method: 'GET', path: `${BASE}/customers/bulk/jobs/:id`, id: ids.importJob },
+    'POST /documents': { method: 'POST', path: `${BASE}/documents`, form: documentForm(ids.owner) },
+    'GET /documents': { method: 'GET', path: `${BASE}/documents`, query: { documentHolder: ids.customer, limit: '2' } },
+    'GET /documents/:id': { method: 'GET', path: `${BASE}/documents/:id`, id: ids.document },
+    'PUT /documents/:id': { method: 'PUT', path: `${BASE}/documents/:id`, id: ids.document, form: documentForm() },
+    'DELETE /documents/:id': { method: 'DELETE', path: `${BASE}/documents/:id`, id: ids.deletableDocument },
     'POST /cards': { method: 'POST', path: `${BASE}/cards`, body: { cardholderId: ids.customer, form: 'VIRTUAL', platformCardId: 'pc-1', fundingSources: [ids.account] } },
     'PATCH /cards/:id': { method: 'PATCH', path: `${BASE}/cards/:id`, id: ids.card, body: { fundingSources: [ids.account] } },
     'POST /sandbox/customers/:customerId/kyc': { method: 'POST', path: `${BASE}/sandbox/customers/:id/kyc`, id: ids.customer, body: { status: 'APPROVED' } },
@@ -618,10 +685,27 @@ async function fixtures(t: TestApp) {
   // A 001 individual stays PENDING whatever it is submitted with: never refused for its state.
   const pending = await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Pat Pending 001' });
   expect(pending.statusCode, pending.body).toBe(201);
+  const upload = async () => {
+    const form = multipartForm([
+      { name: 'documentHolder', value: customer },
+      { name: 'documentType', value: 'CERTIFICATE_OF_INCORPORATION' },
+      { name: 'country', value: 'US' },
+      { name: 'file', filename: 'certificate.pdf', data: FILES.pdf() },
+    ]);
+    const res = await t.caller.req('POST', '/documents', form.payload, form.headers);
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+  const document = await upload();
+  const deletableDocument = await upload();
+  const csv = multipartForm([{ name: 'file', filename: 'c.csv', data: 'customerType\nINDIVIDUAL\n' }]);
+  const imported = await t.caller.req('POST', '/customers/bulk/csv', csv.payload, csv.headers);
+  expect(imported.statusCode, imported.body).toBe(202);
   const ids = {
     customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id,
     revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id,
     externalAccount: externalAccount.json().id, wallet: wallet.json().id, platformExternalAccount: platformExternalAccount.json().id,
+    importJob: imported.json().jobId as string, document, deletableDocument,
   };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }
@@ -644,7 +728,13 @@ describeEachEngine(
       // Unmutated, each template is a request the service takes (or refuses for a reason of state, not of form).
       for (const key of keys) {
         const d = draftOf(templates[key]!);
-        const res = await t.app.inject({ method: d.method as 'GET', url: urlOf(d), headers: { authorization: t.caller.auth }, ...(d.body === undefined ? {} : { payload: d.body as object }) });
+        const form = d.form && multipartForm(d.form);
+        const res = await t.app.inject({
+          method: d.method as 'GET',
+          url: urlOf(d),
+          headers: { authorization: t.caller.auth, ...form?.headers },
+          ...(form ? { payload: form.payload } : d.body === undefined ? {} : { payload: d.body as object }),
+        });
         expect([200, 201, 202, 204, 400, 404, 409], `${key}: ${res.body.slice(0, 200)}`).toContain(res.statusCode);
         if (res.statusCode === 400) expect(res.json().code, key).not.toMatch(/INVALID_INPUT|INVALID_REQUEST_FORMAT/);
       }
@@ -666,8 +756,9 @@ describeEachEngine(
             d.mutations.push(name);
           }
           for (const m of d.mutations) seen.set(m, (seen.get(m) ?? 0) + 1);
-          const payload = d.rawBody ?? (d.body === undefined ? undefined : JSON.stringify(d.body));
-          if (payload !== undefined && d.headers['content-type'] === undefined) d.headers['content-type'] = rng.pick(JSON_TYPES);
+          const form = d.rawBody === undefined && d.body === undefined && d.form ? multipartForm(d.form) : undefined;
+          const payload = d.rawBody ?? form?.payload ?? (d.body === undefined ? undefined : JSON.stringify(d.body));
+          if (payload !== undefined && d.headers['content-type'] === undefined) d.headers['content-type'] = form?.headers['content-type'] ?? rng.pick(JSON_TYPES);
           if (d.headers['content-type'] === '') delete d.headers['content-type'];
           const label = `#${n} ${key} [${d.mutations.join(' + ')}] ${d.method} ${urlOf(d).slice(0, 160)}`;
           const res = await t.app.inject({

@@ -71,12 +71,12 @@ describeEachEngine('operations of the Grid document not built yet', (t) => {
     expect(anonymous.json().code).toBe('UNAUTHORIZED');
     const upload = await t.app.inject({
       method: 'POST',
-      url: `${BASE}/documents`,
+      url: `${BASE}/quotes`,
       headers: { authorization: t.caller.auth, 'content-type': 'multipart/form-data; boundary=x' },
       payload: '--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nnot a png\r\n--x--\r\n',
     });
     expect(upload.statusCode).toBe(501);
-    expect(upload.json()).toEqual(notImplementedBody(byOperationId('uploadDocument')));
+    expect(upload.json()).toEqual(notImplementedBody(byOperationId('createQuote')));
   });
 
   it('answers an operation the document gives only an agent bearer token 501 to that token: this service issues none to verify', async () => {

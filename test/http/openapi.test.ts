@@ -9,6 +9,7 @@ import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
 import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
 import { solanaAddress, usdAccount, walletAccount } from '../helpers/external-accounts.js';
 import { activeFundedCard } from '../helpers/money.js';
+import { multipartForm, type FormPart } from '../helpers/multipart.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
 import { BASE, basicAuth, describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -97,8 +98,11 @@ describeEachEngine('OpenAPI document', (t) => {
         seen.set(key, new Set());
         const v = valid[key]!;
         const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId|verificationId|externalAccountId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
-        const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) =>
-          caller.req(method as InjectOptions['method'], u, body, headers);
+        // A body of form parts is sent as multipart/form-data (the upload operations).
+        const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) => {
+          const form = Array.isArray(body) ? multipartForm(body as FormPart[]) : undefined;
+          return caller.req(method as InjectOptions['method'], u, form?.payload ?? body, { ...form?.headers, ...headers });
+        };
         const body = async () => (v.body ? await v.body() : undefined);
         const json = { 'content-type': 'application/json' };
 
@@ -121,7 +125,7 @@ describeEachEngine('OpenAPI document', (t) => {
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
         const swap = (text: string) =>
           text
-            .replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification|ExternalAccount):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id))
+            .replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification|ExternalAccount|Document|Job):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id))
             // A request id (the request log's) is a bare UUID v4.
             .replace(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, '00000000-0000-4000-8000-000000000000');
         const b = await body();
@@ -132,7 +136,10 @@ describeEachEngine('OpenAPI document', (t) => {
         check(key, op, 'text body', await send(t.caller, url(), 'a=1', { 'content-type': 'text/plain' }), method === 'GET' ? undefined : 415);
         check(key, op, 'body over 1 MiB', await send(t.caller, url(), JSON.stringify({ a: 'x'.repeat(1024 * 1024) }), json), method === 'GET' ? undefined : 413);
         if (method === 'POST' || method === 'PATCH') check(key, op, 'Idempotency-Key of a running request', await whileKeyRuns(t, (k) => send(t.caller, url(), undefined, { 'idempotency-key': k })), 409);
-        if (op.requestBody) check(key, op, 'unknown field', await send(t.caller, url(), { ...((await body()) as object), zz: 1 }), 400);
+        if (op.requestBody) {
+          const b = await body();
+          check(key, op, 'unknown field', await send(t.caller, url(), Array.isArray(b) ? [...b, { name: 'zz', value: '1' }] : { ...(b as object), zz: 1 }), 400);
+        }
       }
       for (const [key, kind, expected, res] of await stateFailures(t)) {
         check(key, operations.find((o) => o.key === key)!.op, kind, await res, expected);
@@ -203,7 +210,7 @@ describeEachEngine('OpenAPI document', (t) => {
   it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
     const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
     expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'external-account-status', 'internal-account-status', 'test-webhook', 'verification-update']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['bulk-upload', 'card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'external-account-status', 'internal-account-status', 'test-webhook', 'verification-update']);
     expect(doc.webhooks['card-state-change'].post.requestBody.content['application/json'].schema.properties.type).toMatchObject({ const: 'CARD.STATE_CHANGE' });
     expect(doc.webhooks['customer-update'].post.requestBody.content['application/json'].schema.properties.type.enum).toContain('CUSTOMER.KYB_APPROVED');
     for (const [name, item] of Object.entries<{ post: { security: unknown; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } }>(doc.webhooks)) {
@@ -288,6 +295,23 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     await caller.req('POST', `/${family}/external-accounts/${id}/challenge`, { method: 'WALLET_SIGNATURE' });
     return { signature: '0x52d75f01c9e7' };
   };
+  const documentForm = (holder?: string): FormPart[] => [
+    ...(holder ? [{ name: 'documentHolder', value: holder }] : []),
+    { name: 'documentType', value: 'CERTIFICATE_OF_INCORPORATION' },
+    { name: 'country', value: 'US' },
+    { name: 'file', filename: 'certificate.pdf', contentType: 'application/pdf', data: '%PDF-1.7 certificate' },
+  ];
+  const uploaded = async () => {
+    const form = multipartForm(documentForm(customer));
+    const res = await caller.req('POST', '/documents', form.payload, form.headers);
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json<{ id: string }>().id;
+  };
+  const csvForm = (): FormPart[] => [{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: 'customerType,fullName\r\nINDIVIDUAL,Ada Lovelace\r\n' }];
+  const csv = multipartForm(csvForm());
+  const importJob = (await caller.req('POST', '/customers/bulk/csv', csv.payload, csv.headers)).json<{ jobId: string }>().jobId;
+  const document = await uploaded();
+  const documentToDelete = await uploaded();
 
   return {
     'GET /customers/external-accounts': { query: `customerId=${customer}&currency=USD` },
@@ -339,6 +363,13 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /sandbox/cards/{id}/simulate/credit_authorization_advice': { id: card, body: () => authorization },
     'POST /sandbox/cards/{id}/simulate/financial_authorization': { id: card, body: () => authorization },
     'POST /sandbox/cards/{id}/simulate/financial_credit_authorization': { id: card, body: () => authorization },
+    'POST /customers/bulk/csv': { body: () => csvForm() },
+    'GET /customers/bulk/jobs/{id}': { id: importJob },
+    'POST /documents': { body: () => documentForm(customer) },
+    'GET /documents': { query: `documentHolder=${customer}` },
+    'GET /documents/{id}': { id: document },
+    'PUT /documents/{id}': { id: document, body: () => documentForm() },
+    'DELETE /documents/{id}': { id: documentToDelete },
     'GET /config': {},
     'PATCH /config': { body: () => ({ webhookEndpoint: receiver.url }) },
     'POST /config/webhook-secret/rotate': {},
@@ -379,6 +410,12 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   const platformBank = (await caller.req('POST', '/platform/external-accounts', usdAccount('2468013'))).json().id as string;
   const wallet = (await caller.req('POST', '/customers/external-accounts', { customerId: holder, ...walletAccount() })).json().id as string;
   const ea = (family: string) => `POST /${family}/external-accounts`;
+  const deletedHolderForm = multipartForm([
+    { name: 'documentHolder', value: deleted },
+    { name: 'documentType', value: 'PASSPORT' },
+    { name: 'country', value: 'US' },
+    { name: 'file', filename: 'p.pdf', data: '%PDF-1.7' },
+  ]);
   return [
     [ea('customers'), 'the same account twice', 409, caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('2468013') })],
     [ea('platform'), 'the same account twice', 409, caller.req('POST', '/platform/external-accounts', usdAccount('2468013'))],
@@ -394,6 +431,7 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     ['PATCH /customers/{id}', 'deleted customer', 410, caller.req('PATCH', `/customers/${deleted}`, { customerType: 'BUSINESS' })],
     ['DELETE /customers/{id}', 'deleted customer', 410, caller.req('DELETE', `/customers/${deleted}`)],
     ['POST /beneficial-owners', 'deleted customer', 410, caller.req('POST', '/beneficial-owners', ownerInput(deleted))],
+    ['POST /documents', 'deleted customer', 410, caller.req('POST', '/documents', deletedHolderForm.payload, deletedHolderForm.headers)],
     ['POST /sandbox/customers/{customerId}/kyc', 'deleted customer', 410, caller.req('POST', `/sandbox/customers/${deleted}/kyc`, { status: 'APPROVED' })],
     ['POST /verifications', 'deleted customer', 410, caller.req('POST', '/verifications', { customerId: deleted })],
     ['POST /verifications', 'customer already APPROVED', 400, caller.req('POST', '/verifications', { customerId: holder })],

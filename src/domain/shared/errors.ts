@@ -29,7 +29,9 @@ export class RevokedCredentialsError extends DomainError {
 }
 
 /** Every kind of resource a lookup can miss; the HTTP layer gives each its 404 code. */
-export type NotFoundResource = 'Customer' | 'BeneficialOwner' | 'InternalAccount' | 'Card' | 'Transaction' | 'CardTransaction' | 'WebhookEvent' | 'Token' | 'Verification' | 'RequestLog' | 'ExternalAccount';
+export type NotFoundResource =
+  | 'Customer' | 'BeneficialOwner' | 'InternalAccount' | 'Card' | 'Transaction' | 'CardTransaction' | 'WebhookEvent' | 'Token'
+  | 'Verification' | 'RequestLog' | 'ExternalAccount' | 'Document' | 'BulkImportJob';
 
 /** The named resource does not exist for this platform (a foreign one looks the same). */
 export class NotFoundError extends DomainError {

@@ -15,7 +15,8 @@ export type IdType =
   | 'InternalAccount'
   | 'LedgerEntry'
   | 'ExternalAccount'
-  | 'OwnershipChallenge';
+  | 'OwnershipChallenge'
+  | 'Document';
 
 /**
  * A bound that every id of `type` made before the millisecond `ms` sorts below, and every id made

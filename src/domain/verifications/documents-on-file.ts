@@ -6,5 +6,3 @@ import type { UnitOfWork } from '../../store/unit-of-work.js';
  */
 export type DocumentsOnFile = (uow: UnitOfWork, platformId: string, holderIds: readonly string[]) => Promise<ReadonlyMap<string, ReadonlySet<string>>>;
 
-/** Until documents can be uploaded here, no holder has any on file: every required document is reported missing. */
-export const noDocumentsOnFile: DocumentsOnFile = async () => new Map();

@@ -13,7 +13,7 @@ import { DeletedError, NotFoundError, ValidationError } from '../shared/errors.j
 import { newId } from '../shared/ids.js';
 import { listScope, type Cursors, type Page } from '../shared/pagination.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
-import { noDocumentsOnFile, type DocumentsOnFile } from './documents-on-file.js';
+import type { DocumentsOnFile } from './documents-on-file.js';
 import { businessErrors, individualErrors, type VerificationError } from './requirements.js';
 
 export const VERIFICATION_STATUSES = ['RESOLVE_ERRORS', 'PENDING_MANUAL_REVIEW', 'IN_PROGRESS', 'APPROVED', 'REJECTED', 'READY_FOR_VERIFICATION'] as const;
@@ -65,7 +65,7 @@ export class VerificationService {
     private readonly store: Store,
     private readonly cursors: Cursors,
     /** Where the documents on file come from (see documents-on-file.ts). */
-    private readonly documentsOnFile: DocumentsOnFile = noDocumentsOnFile,
+    private readonly documentsOnFile: DocumentsOnFile,
   ) {}
 
   /** Every timestamp this service writes (the sandbox clock replaces it). */

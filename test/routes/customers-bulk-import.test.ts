@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BULK_IMPORT_JOB } from '../../src/domain/customers/bulk-imports.js';
+import { bulkImportHandler } from '../../src/jobs/bulk-import.js';
+import { startWorker } from '../../src/jobs/index.js';
+import type { Worker } from '../../src/jobs/worker.js';
+import { drainJobs, queuedJobs } from '../helpers/card-jobs.js';
+import { multipartForm } from '../helpers/multipart.js';
+import { fieldErrors } from '../helpers/owners.js';
+import { describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
+import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
+
+function uploadCsv(caller: Caller, csv: string | Buffer, headers: Record<string, string> = {}) {
+  const form = multipartForm([{ name: 'file', filename: 'customers.csv', contentType: 'text/csv', data: csv }]);
+  return caller.req('POST', '/customers/bulk/csv', form.payload, { ...form.headers, ...headers });
+}
+
+async function accepted(caller: Caller, csv: string | Buffer): Promise<string> {
+  const res = await uploadCsv(caller, csv);
+  expect(res.statusCode, res.body).toBe(202);
+  expect(res.json()).toEqual({ jobId: expect.stringMatching(/^Job:/), status: 'PENDING' });
+  return res.json<{ jobId: string }>().jobId;
+}
+
+const jobOf = async (caller: Caller, jobId: string) => (await caller.req('GET', `/customers/bulk/jobs/${jobId}`)).json<any>();
+const customersOf = async (caller: Caller) => (await caller.req('GET', '/customers?limit=100')).json<{ data: any[]; totalCount: number }>();
+
+describeEachEngine(
+  'bulk customer import: CSV rows become customers in the background, with webhooks',
+  (t) => {
+    let receiver: WebhookReceiver;
+    let worker: Worker;
+    beforeAll(async () => {
+      receiver = await startWebhookReceiver();
+      worker = startWorker(t.services, t.app.log);
+    });
+    afterAll(async () => {
+      await worker?.stop();
+      await receiver?.stop();
+    });
+    const ended = async (caller: Caller, jobId: string) => {
+      await receiver.waitFor(() => receiver.verifiedUnique().some((d) => (d.payload?.data as { id?: string } | undefined)?.id === jobId), 20_000);
+      return receiver.verifiedUnique().find((d) => (d.payload?.data as { id?: string }).id === jobId)!;
+    };
+
+    it('imports a CSV with a BOM, CRLF line ends and quoted fields (commas, quotes, line breaks), and sends a verified BULK_UPLOAD.COMPLETED', async () => {
+      const caller = await t.newCaller();
+      await connectReceiver(caller, receiver);
+      const csv =
+        '\ufeff' +
+        [
+          HEADER,
+          'ada@uma.example.com,ada-1,INDIVIDUAL,"Lovelace, Ada",1990-01-15,"12 ""Analytical"" Row",London,LDN,N1 9GU,GB,ada@example.com,,,',
+          '$acme@uma.example.com,acme-1,BUSINESS,,,"400 Commerce Way, Suite 2",Austin,TX,78701,US,,"Acme, Inc.",12-3456789,2015-06-01',
+          ',,INDIVIDUAL,Grace Hopper,,,,,,,,,,',
+        ].join('\r\n') +
+        '\r\n';
+      const jobId = await accepted(caller, csv);
+      const hook = await ended(caller, jobId);
+      expect(hook.payload!.type).toBe('BULK_UPLOAD.COMPLETED');
+      const job = await jobOf(caller, jobId);
+      expect(job).toEqual({ id: jobId, status: 'COMPLETED', progress: { total: 3, processed: 3, successful: 3, failed: 0 }, errors: [], completedAt: expect.stringMatching(/Z$/) });
+      expect(hook.payload!.data).toEqual(job);
+      const { data } = await customersOf(caller);
+      const ada = data.find((c) => c.platformCustomerId === 'ada-1');
+      expect(ada).toMatchObject({ customerType: 'INDIVIDUAL', fullName: 'Lovelace, Ada', umaAddress: '$ada@uma.example.com', email: 'ada@example.com', address: { line1: '12 "Analytical" Row', city: 'London', postalCode: 'N1 9GU', country: 'GB' } });
+      const acme = data.find((c) => c.platformCustomerId === 'acme-1');
+      expect(acme).toMatchObject({ customerType: 'BUSINESS', businessInfo: { legalName: 'Acme, Inc.', taxId: '12-3456789', incorporatedOn: '2015-06-01' }, address: { line1: '400 Commerce Way, Suite 2' } });
+      expect(data.filter((c) => c.fullName === 'Grace Hopper')).toHaveLength(1);
+    });
+
+    it('reports each bad row with its row number and CSV columns, imports the good ones, and completes', async () => {
+      const caller = await t.newCaller();
+      await connectReceiver(caller, receiver);
+      expect((await caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'taken' })).statusCode).toBe(201);
+      const csv = [
+        HEADER + ',nickname',
+        ',good-1,INDIVIDUAL,Good One,,,,,,,,,,,',
+        ',bad-email,INDIVIDUAL,Bad Email,1990-02-30,,,,,XX,not-an-email,,,,',
+        ',bad-type,ROBOT,,,,,,,,,,,,',
+        ',biz-no-date,BUSINESS,,,,,,,,,Acme,,,',
+        ',taken,INDIVIDUAL,Clash,,,,,,,,,,,',
+        ',short-row,INDIVIDUAL',
+        ',odd-column,INDIVIDUAL,Odd,,,,,,,,,,,hello',
+        ',good-2,INDIVIDUAL,Good Two,,,,,,,,,,,',
+        ',line-break,INDIVIDUAL,"Two\nLines",,,,,,,,,,,',
+      ].join('\n');
+      const jobId = await accepted(caller, csv);
+      await ended(caller, jobId);
+      const job = await jobOf(caller, jobId);
+      // The quoted line break is one row's cell (9 rows, not 10), refused as POST /customers refuses control characters.
+      expect([job.status, job.progress]).toEqual(['COMPLETED', { total: 9, processed: 9, successful: 2, failed: 7 }]);
+      const byRow = new Map(job.errors.map((e: any) => [e.details.row, e]));
+      const fields = (row: number) => ((byRow.get(row) as any).details.errors ?? []).map((e: any) => e.field).sort();
+      expect([...byRow.keys()]).toEqual([2, 3, 4, 5, 6, 7, 9]);
+      expect(byRow.get(2)).toMatchObject({ correlationId: 'bad-email', code: 'INVALID_INPUT' });
+      // An address needs addressLine1 and postalCode, as POST /customers' address needs line1 and postalCode.
+      expect(fields(2)).toEqual(['addressLine1', 'birthDate', 'country', 'email', 'postalCode']);
+      expect(fields(3)).toEqual(['customerType']);
+      expect(fields(4)).toEqual(['businessIncorporatedOn', 'businessTaxId']);
+      expect(byRow.get(5)).toMatchObject({ correlationId: 'taken', code: 'CONFLICT' });
+      expect(byRow.get(6)).toMatchObject({ correlationId: 'row_6', code: 'INVALID_CSV_FORMAT' });
+      expect(fields(7)).toEqual(['nickname']);
+      expect((byRow.get(9) as any).details.errors).toEqual([{ field: 'fullName', message: expect.stringContaining('control characters') }]);
+      const ids = (await customersOf(caller)).data.map((c) => c.platformCustomerId).sort();
+      expect(ids).toEqual(['good-1', 'good-2', 'taken']);
+    });
+
+    it('fails an import whose every row is refused, and one whose CSV cannot be read, with a verified BULK_UPLOAD.FAILED', async () => {
+      const caller = await t.newCaller();
+      await connectReceiver(caller, receiver);
+      const refused = await accepted(caller, `${HEADER}\n,x,ROBOT,,,,,,,,,,,\n,y,ROBOT,,,,,,,,,,,\n`);
+      expect((await ended(caller, refused)).payload!.type).toBe('BULK_UPLOAD.FAILED');
+      expect(await jobOf(caller, refused)).toMatchObject({ status: 'FAILED', progress: { total: 2, processed: 2, successful: 0, failed: 2 } });
+      const unreadable = await accepted(caller, `${HEADER}\n,ok,INDIVIDUAL,A,,,,,,,,,,\n,"unclosed,INDIVIDUAL,B,,,,,,,,,,\n`);
+      expect((await ended(caller, unreadable)).payload!.type).toBe('BULK_UPLOAD.FAILED');
+      const job = await jobOf(caller, unreadable);
+      expect(job.status).toBe('FAILED');
+      expect(job.errors).toEqual([expect.objectContaining({ code: 'INVALID_CSV_FORMAT' })]);
+      // A bad quote early in a long file: the rest of the upload is still read, and the answer comes.
+      const badQuote = await accepted(caller, `${HEADER}\n,"a"b,INDIVIDUAL,,,,,,,,,,,\n${',z,INDIVIDUAL,Z,,,,,,,,,,\n'.repeat(5000)}`);
+      expect((await ended(caller, badQuote)).payload!.type).toBe('BULK_UPLOAD.FAILED');
+      expect((await jobOf(caller, badQuote)).errors).toEqual([expect.objectContaining({ code: 'INVALID_CSV_FORMAT', details: { row: 1 } })]);
+      expect((await customersOf(caller)).totalCount).toBe(0);
+    });
+  },
+  { BULK_IMPORT_BATCH_ROWS: '3' },
+);
+
+describeEachEngine(
+  'bulk customer import: batches, resumption, limits, isolation and replays',
+  (t) => {
+    const rows = (n: number, prefix: string) => [HEADER, ...Array.from({ length: n }, (_, i) => `,${prefix}-${i + 1},INDIVIDUAL,Person ${i + 1},,,,,,,,,,`)].join('\n');
+    const importJobs = (tt: TestApp) => queuedJobs(tt.services.store.db, BULK_IMPORT_JOB);
+
+    it('imports batch by batch with progress, and a batch whose commit was lost is imported once when run again', async () => {
+      const caller = await t.newCaller();
+      const jobId = await accepted(caller, rows(5, 'p'));
+      expect(await jobOf(caller, jobId)).toMatchObject({ status: 'PENDING', progress: { total: 5, processed: 0, successful: 0, failed: 0 } });
+      // The first batch's write, rolled back as by a crash before its commit: nothing of it stays.
+      await expect(
+        t.services.store.transaction(async (uow) => {
+          await t.services.bulkImports.importBatch(uow, { importId: jobId });
+          throw new Error('crash before the commit');
+        }),
+      ).rejects.toThrow('crash');
+      expect((await customersOf(caller)).totalCount).toBe(0);
+      // One batch (2 rows) through the real handler, then the rest.
+      const [first] = await t.services.store.db.selectFrom('jobs').select(['id', 'payload']).where('kind', '=', BULK_IMPORT_JOB).where('state', '=', 'queued').execute();
+      const write = (await bulkImportHandler.run({ payload: first!.payload } as never, t.services, t.app.log)) as { write: (u: never) => Promise<void> };
+      await t.services.store.transaction((uow) => write.write(uow as never));
+      expect(await jobOf(caller, jobId)).toMatchObject({ status: 'PROCESSING', progress: { total: 5, processed: 2, successful: 2, failed: 0 } });
+      await t.services.store.db.updateTable('jobs').set({ state: 'done' }).where('id', '=', first!.id).execute();
+      await drainJobs(t.services, t.app.log, bulkImportHandler);
+      expect(await importJobs(t)).toBe(0);
+      expect(await jobOf(caller, jobId)).toMatchObject({ status: 'COMPLETED', progress: { total: 5, processed: 5, successful: 5, failed: 0 } });
+      const ids = (await customersOf(caller)).data.map((c) => c.platformCustomerId).sort();
+      expect(ids).toEqual(['p-1', 'p-2', 'p-3', 'p-4', 'p-5']);
+    });
+
+    it('fails an import whose batch job gave up for good, counting the rows it never reached, instead of leaving it PROCESSING', async () => {
+      const caller = await t.newCaller();
+      const jobId = await accepted(caller, rows(3, 'stop'));
+      const [queued] = await t.services.store.db.selectFrom('jobs').selectAll().where('kind', '=', BULK_IMPORT_JOB).where('state', '=', 'queued').execute();
+      await t.services.store.transaction((uow) => bulkImportHandler.gaveUp!(uow, queued!, Date.now()));
+      const job = await jobOf(caller, jobId);
+      expect([job.status, job.progress]).toEqual(['FAILED', { total: 3, processed: 3, successful: 0, failed: 3 }]);
+      expect(job.errors).toEqual([expect.objectContaining({ correlationId: 'row_1', code: 'INTERNAL_ERROR' })]);
+      const events = await t.services.store.db.selectFrom('webhook_events').select('type').where('platform_id', '=', caller.platformId).execute();
+      expect(events.map((e) => e.type)).toEqual(['BULK_UPLOAD.FAILED']);
+      await t.services.store.db.updateTable('jobs').set({ state: 'done' }).where('id', '=', queued!.id).execute();
+    });
+
+    it('answers 413 for a CSV past BULK_IMPORT_MAX_BYTES and keeps nothing of it', async () => {
+      const caller = await t.newCaller();
+      const res = await uploadCsv(caller, rows(200, 'big'));
+      expect([res.statusCode, res.json().code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+      const left = await t.services.store.db.selectFrom('bulk_import_jobs').select('id').where('platform_id', '=', caller.platformId).execute();
+      expect(left).toEqual([]);
+      const orphans = await t.services.store.db.selectFrom('bulk_import_batches').select('job_id').where('job_id', 'not in', t.services.store.db.selectFrom('bulk_import_jobs').select('id')).execute();
+      expect(orphans).toEqual([]);
+    });
+
+    it('refuses a body without the file, with another field, or as JSON', async () => {
+      const noFile = multipartForm([{ name: 'other', value: 'x' }]);
+      expect([...fieldErrors(await t.caller.req('POST', '/customers/bulk/csv', noFile.payload, noFile.headers)).keys()].sort()).toEqual(['file', 'other']);
+      const json = await t.caller.req('POST', '/customers/bulk/csv', { file: 'a,b' });
+      expect([json.statusCode, json.json().code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    });
+
+    it('isolates jobs per platform and environment: a foreign job answers 404 BULK_UPLOAD_JOB_NOT_FOUND like an unknown one', async () => {
+      const jobId = await accepted(t.caller, rows(1, 'iso'));
+      for (const other of [await t.newCaller(), await t.newCaller('production', t.caller)]) {
+        for (const id of [jobId, 'Job:0190ffff-0000-7000-8000-000000000000']) {
+          const res = await other.req('GET', `/customers/bulk/jobs/${id}`);
+          expect([res.statusCode, res.json().code]).toEqual([404, 'BULK_UPLOAD_JOB_NOT_FOUND']);
+        }
+      }
+      expect((await t.caller.req('GET', `/customers/bulk/jobs/${jobId}`)).statusCode).toBe(200);
+    });
+
+    it('replays an upload sent again with its Idempotency-Key: one job, and the repeat keeps nothing', async () => {
+      const caller = await t.newCaller();
+      const key = { 'idempotency-key': `csv-${Date.now()}` };
+      const first = await uploadCsv(caller, rows(2, 'idem'), key);
+      expect(first.statusCode, first.body).toBe(202);
+      const again = await uploadCsv(caller, rows(2, 'idem'), key);
+      expect([again.statusCode, again.headers['idempotent-replayed']]).toEqual([202, 'true']);
+      expect(again.json()).toEqual(first.json());
+      expect([...fieldErrors(await uploadCsv(caller, rows(3, 'idem'), key)).keys()]).toEqual(['Idempotency-Key']);
+      const jobs = await t.services.store.db.selectFrom('bulk_import_jobs').select('id').where('platform_id', '=', caller.platformId).execute();
+      expect(jobs.map((j) => j.id)).toEqual([first.json().jobId]);
+    });
+  },
+  { BULK_IMPORT_BATCH_ROWS: '2', BULK_IMPORT_MAX_BYTES: '4096' },
+);
