@@ -1,6 +1,7 @@
 import { beneficialOwnerRoutes } from './beneficial-owners.js';
 import { cardRoutes } from './cards.js';
 import { customerRoutes } from './customers.js';
+import { endUserTermsRoutes } from './end-user-terms.js';
 import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
 import { sandboxCardRoutes } from './sandbox-cards.js';
 import { sandboxCustomerRoutes } from './sandbox-customers.js';
@@ -13,7 +14,7 @@ import { verificationRoutes } from './verifications.js';
 import { webhookEventRoutes } from './webhook-events.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, endUserTermsRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,

@@ -432,6 +432,7 @@ function templatesFor(ids: { customer: string; deletable: string; account: strin
     'GET /customers/:id': { method: 'GET', path: `${BASE}/customers/:id`, id: ids.customer },
     'PATCH /customers/:id': { method: 'PATCH', path: `${BASE}/customers/:id`, id: ids.customer, body: { customerType: 'BUSINESS', businessInfo: { doingBusinessAs: 'Acme' } } },
     'DELETE /customers/:id': { method: 'DELETE', path: `${BASE}/customers/:id`, id: ids.deletable },
+    'GET /customers/end-user-terms': { method: 'GET', path: `${BASE}/customers/end-user-terms` },
     'GET /customers/internal-accounts': { method: 'GET', path: `${BASE}/customers/internal-accounts`, query: { customerId: ids.customer, currency: 'USD', type: 'INTERNAL_FIAT' } },
     'POST /sandbox/internal-accounts/:accountId/fund': { method: 'POST', path: `${BASE}/sandbox/internal-accounts/:id/fund`, id: ids.account, body: { amount: 100 } },
     'POST /beneficial-owners': { method: 'POST', path: `${BASE}/beneficial-owners`, body: body.owner },
