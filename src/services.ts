@@ -8,6 +8,7 @@ import { BeneficialOwnerService } from './domain/customers/beneficial-owners.js'
 import { CardReveals } from './domain/cards/card-reveals.js';
 import { CardSimulations } from './domain/cards/card-simulations.js';
 import { CardService } from './domain/cards/cards.js';
+import { ContactVerificationService } from './domain/customers/contact-verification.js';
 import { CustomerService } from './domain/customers/customers.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
@@ -30,6 +31,8 @@ export interface Services {
   /** The sandbox's KYC/KYB decisions. */
   kyc: KycService;
   beneficialOwners: BeneficialOwnerService;
+  /** Email and phone verification codes (POST /customers/{id}/verify-email, ...). */
+  contactVerification: ContactVerificationService;
   /** KYC/KYB submissions (POST /verifications). */
   verifications: VerificationService;
   cards: CardService;
@@ -66,6 +69,7 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     tokens: new TokenService(store, cursors),
     customers: new CustomerService(store, cursors),
     kyc: new KycService(store),
+    contactVerification: new ContactVerificationService(store, config.contactCodeTtlMs),
     beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
     verifications: new VerificationService(store, cursors),
     cards: new CardService(store, cursors, config.sandboxDelayedActivationMs),

@@ -50,15 +50,15 @@ export class IdempotentAttempt {
   /**
    * Ends the attempt with its answer: 5xx rolls everything back and stores nothing (a retry may run
    * again); a 4xx drops the work's writes, and what it queued for the commit, and stores the
-   * answer; anything else commits both.
+   * answer (unless `keepWork`: a 4xx whose writes are the point, a counted wrong attempt); anything else commits both.
    */
-  async finish(answer: StoredAnswer, now = Date.now()): Promise<void> {
+  async finish(answer: StoredAnswer, now = Date.now(), keepWork = false): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     const uow = this.unitOfWork;
     try {
       if (answer.status >= 500) return await uow.rollback();
-      if (answer.status >= 400) await this.work.rollback();
+      if (answer.status >= 400 && !keepWork) await this.work.rollback();
       else await this.work.release();
       await insertIdempotencyKey(uow.db, {
         token_id: this.slot.tokenId,

@@ -49,6 +49,14 @@ export function requestUnitOfWork(request: FastifyRequest): UnitOfWork | undefin
   return keyed.get(request)?.attempt?.unitOfWork;
 }
 
+/** Requests whose 4xx answer still commits their work (keepWorkOnClientError). */
+const keepsWork = new WeakSet<FastifyRequest>();
+
+/** The request's writes commit even though it answers 4xx: a wrong attempt is counted whether or not the request carries a key. */
+export function keepWorkOnClientError(request: FastifyRequest): void {
+  keepsWork.add(request);
+}
+
 /** Every authenticated POST and PATCH. */
 export function takesIdempotencyKey(route: { method: string | string[]; config?: { public?: boolean } }): boolean {
   return !route.config?.public && [route.method].flat().some((m) => METHODS.includes(m));
@@ -118,17 +126,17 @@ function storeAnswerHook(request: FastifyRequest, reply: FastifyReply, payload: 
   const attempt = state?.attempt;
   if (!attempt) return done(null, payload);
   state.attempt = undefined;
-  storeAnswer(attempt, reply, payload).then(() => done(null, payload), done);
+  storeAnswer(attempt, reply, payload, keepsWork.has(request)).then(() => done(null, payload), done);
 }
 
-async function storeAnswer(attempt: IdempotentAttempt, reply: FastifyReply, payload: unknown): Promise<void> {
+async function storeAnswer(attempt: IdempotentAttempt, reply: FastifyReply, payload: unknown, keepWork: boolean): Promise<void> {
   const body = payload === null || payload === undefined ? null : typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
   if (body === undefined) {
     await attempt.abandon();
     throw new Error('An answer sent as a stream cannot be kept for Idempotency-Key replays');
   }
   const contentType = reply.getHeader('content-type');
-  await attempt.finish({ status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body });
+  await attempt.finish({ status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body }, Date.now(), keepWork);
 }
 
 /** onResponse: a request that ended without passing onSend (it should not happen) releases its key and writes nothing. */

@@ -1,5 +1,6 @@
 import { beneficialOwnerRoutes } from './beneficial-owners.js';
 import { cardRoutes } from './cards.js';
+import { contactVerificationRoutes } from './contact-verification.js';
 import { customerRoutes } from './customers.js';
 import { endUserTermsRoutes } from './end-user-terms.js';
 import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
@@ -14,7 +15,7 @@ import { verificationRoutes } from './verifications.js';
 import { webhookEventRoutes } from './webhook-events.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, endUserTermsRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, endUserTermsRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes, contactVerificationRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,

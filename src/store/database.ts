@@ -1,5 +1,6 @@
 import type { BeneficialOwnerTables } from './tables/beneficial-owners.js';
 import type { CardRevealTables } from './tables/card-reveals.js';
+import type { OnboardingLinkTables } from './tables/onboarding-links.js';
 import type { CardTables } from './tables/cards.js';
 import type { CustomerTables } from './tables/customers.js';
 import type { FoundationTables } from './tables/foundation.js';
@@ -11,6 +12,6 @@ import type { WebhookEventRow, WebhookEventTables } from './tables/webhook-event
 import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhooks.js';
 
 /** Every table the service knows, as Kysely sees it; each table group declares its own file. */
-export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables, InternalAccountTables, VerificationTables {
+export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables, InternalAccountTables, VerificationTables, OnboardingLinkTables {
   webhook_events: WebhookEventRow & WebhookEventDeliveryColumns;
 }
