@@ -13,6 +13,7 @@ import { CustomerService } from './domain/customers/customers.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
 import { KycService } from './domain/customers/kyc.js';
+import { KycLinks } from './domain/customers/kyc-links.js';
 import { Cursors } from './domain/shared/pagination.js';
 import { PlatformConfigService } from './domain/platform/platform-config.js';
 import { TokenService } from './domain/platform/tokens.js';
@@ -30,6 +31,8 @@ export interface Services {
   customers: CustomerService;
   /** The sandbox's KYC/KYB decisions. */
   kyc: KycService;
+  /** Hosted KYC/KYB links: single-use signed URLs to the sandbox's verification page. */
+  kycLinks: KycLinks;
   beneficialOwners: BeneficialOwnerService;
   /** Email and phone verification codes (POST /customers/{id}/verify-email, ...). */
   contactVerification: ContactVerificationService;
@@ -69,6 +72,7 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     tokens: new TokenService(store, cursors),
     customers: new CustomerService(store, cursors),
     kyc: new KycService(store),
+    kycLinks: new KycLinks(store, Buffer.from(hkdfSync('sha256', keys.cardRevealKey, '', 'kyc-link', 32)), config.kycLinkTtlMs),
     contactVerification: new ContactVerificationService(store, config.contactCodeTtlMs),
     beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
     verifications: new VerificationService(store, cursors),

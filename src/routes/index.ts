@@ -2,6 +2,7 @@ import { beneficialOwnerRoutes } from './beneficial-owners.js';
 import { cardRoutes } from './cards.js';
 import { contactVerificationRoutes } from './contact-verification.js';
 import { customerRoutes } from './customers.js';
+import { kycLinkRoutes } from './kyc-links.js';
 import { endUserTermsRoutes } from './end-user-terms.js';
 import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
 import { sandboxCardRoutes } from './sandbox-cards.js';
@@ -15,7 +16,7 @@ import { verificationRoutes } from './verifications.js';
 import { webhookEventRoutes } from './webhook-events.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, endUserTermsRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes, contactVerificationRoutes];
+export const routeModules: RouteModule[] = [tokenRoutes, endUserTermsRoutes, customerRoutes, beneficialOwnerRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes, contactVerificationRoutes, kycLinkRoutes];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,
