@@ -424,7 +424,7 @@ function problemsOf(method: string, answer: Answer): string[] {
   return out;
 }
 
-function templatesFor(ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string; revealPage: string; verification: string; pending: string; contact: string }, body: { customer: unknown; owner: unknown }): Record<string, Template> {
+function templatesFor(ids: { customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string; revealPage: string; verification: string; pending: string; contact: string; kycPage: string }, body: { customer: unknown; owner: unknown }): Record<string, Template> {
   const sim = (kind: string, b: unknown): Template => ({ method: 'POST', path: `${BASE}/sandbox/cards/:id/simulate/${kind}`, id: ids.card, body: b });
   return {
     'POST /customers': { method: 'POST', path: `${BASE}/customers`, body: body.customer },
@@ -446,6 +446,9 @@ function templatesFor(ids: { customer: string; deletable: string; account: strin
     'POST /customers/:customerId/verify-email/confirm': { method: 'POST', path: `${BASE}/customers/:id/verify-email/confirm`, id: ids.contact, body: { code: '123456' } },
     'POST /customers/:customerId/verify-phone': { method: 'POST', path: `${BASE}/customers/:id/verify-phone`, id: ids.contact },
     'POST /customers/:customerId/verify-phone/confirm': { method: 'POST', path: `${BASE}/customers/:id/verify-phone/confirm`, id: ids.contact, body: { code: '123456' } },
+    'POST /customers/:customerId/kyc-link': { method: 'POST', path: `${BASE}/customers/:id/kyc-link`, id: ids.pending, body: { redirectUri: 'https://app.example.com/done' } },
+    'GET /sandbox-pages/kyc/:token': { method: 'GET', path: '/sandbox-pages/kyc/:id', id: ids.kycPage.split('/').pop()! },
+    'POST /sandbox-pages/kyc/:token': { method: 'POST', path: '/sandbox-pages/kyc/:id', id: ids.kycPage.split('/').pop()!, body: { outcome: 'PENDING' } },
     'POST /verifications': { method: 'POST', path: `${BASE}/verifications`, body: { customerId: ids.pending } },
     'GET /verifications': { method: 'GET', path: `${BASE}/verifications`, query: { customerId: ids.customer, verificationStatus: 'APPROVED', limit: '2' } },
     'GET /verifications/:verificationId': { method: 'GET', path: `${BASE}/verifications/:id`, id: ids.verification },
@@ -598,7 +601,9 @@ async function fixtures(t: TestApp) {
   // An individual of a European Economic Area region: its email and phone need verifying.
   const contact = await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', region: 'FR', email: 'c@example.fr', phoneNumber: '+33612345678' });
   expect(contact.statusCode, contact.body).toBe(201);
-  const ids = { contact: contact.json().id, customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id, revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id };
+  const kycLink = await t.caller.req('POST', `/customers/${pending.json().id}/kyc-link`);
+  expect(kycLink.statusCode, kycLink.body).toBe(201);
+  const ids = { kycPage: new URL(kycLink.json().kycUrl).pathname, contact: contact.json().id, customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id, revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }
 
