@@ -4,16 +4,13 @@ import { CARD_REVEAL_PAGE_LOGGED, CARD_REVEAL_PAGE_ROUTE, RevealTokenParams } fr
 import type { RevealedCard } from '../domain/cards/card-reveals.js';
 import type { ApiInstance } from './types.js';
 import type { Services } from '../services.js';
-import { sandboxKycPageRoutes } from './sandbox-kyc-pages.js';
 
 /**
  * The sandbox's pages, outside the versioned API and without Basic auth: the card reveal page,
  * whose single-use signed URL POST /cards/{id}/reveal answers, and the hosted KYC page
  * (sandbox-kyc-pages.ts). Registered on sandbox servers only.
  */
-export function sandboxPageRoutes(app: ApiInstance, services: Services): void {
-  const { cardReveals } = services;
-  sandboxKycPageRoutes(app, services);
+export function sandboxPageRoutes(app: ApiInstance, { cardReveals }: Services): void {
   app.get(
     CARD_REVEAL_PAGE_ROUTE,
     {

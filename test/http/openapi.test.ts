@@ -270,7 +270,22 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const account = (await created('GET', `/customers/internal-accounts?customerId=${customer}`)).data[0].id as string;
   const verification = (await created('POST', '/verifications', { customerId: (await created('POST', '/customers', businessCustomer())).id })).id as string;
 
+  // European Economic Area individuals: one takes the sends, the other the confirms (each send of its own before).
+  const eu = { customerType: 'INDIVIDUAL', region: 'DE', email: 'e@example.de', phoneNumber: '+4915112345678' };
+  const sends = (await created('POST', '/customers', eu)).id as string;
+  const confirms = (await created('POST', '/customers', eu)).id as string;
+  const confirmBody = (channel: string) => async () => {
+    await caller.req('POST', `/customers/${confirms}/verify-${channel}`);
+    return { code: '123456' };
+  };
+
   return {
+    'GET /customers/end-user-terms': {},
+    'POST /customers/{customerId}/verify-email': { id: sends },
+    'POST /customers/{customerId}/verify-phone': { id: sends },
+    'POST /customers/{customerId}/verify-email/confirm': { id: confirms, body: confirmBody('email') },
+    'POST /customers/{customerId}/verify-phone/confirm': { id: confirms, body: confirmBody('phone') },
+    'POST /customers/{customerId}/kyc-link': { id: customer, body: () => ({ redirectUri: 'https://app.example.com/done' }) },
     'POST /tokens': { body: () => ({ name: 'another', permissions: ['VIEW'] }) },
     'GET /tokens': { query: 'limit=5' },
     'GET /tokens/{id}': { id: token },
@@ -339,7 +354,17 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   const deleted = (await caller.req('POST', '/customers', businessCustomer())).json().id as string;
   await caller.req('DELETE', `/customers/${deleted}`);
   const platformCustomerId = (await caller.req('GET', `/customers/${taken}`)).json().platformCustomerId as string;
+  const pendingContact = (await caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', region: 'FR', email: 'p@example.fr' })).json().id as string;
+  const contactStates: [string, string, number, Promise<LightMyRequestResponse>][] = ['email', 'phone'].flatMap((channel) => [
+    [`POST /customers/{customerId}/verify-${channel}`, 'customer needing no contact verification', 409, caller.req('POST', `/customers/${holder}/verify-${channel}`)],
+    [`POST /customers/{customerId}/verify-${channel}`, 'deleted customer', 410, caller.req('POST', `/customers/${deleted}/verify-${channel}`)],
+    [`POST /customers/{customerId}/verify-${channel}/confirm`, 'customer needing no contact verification', 409, caller.req('POST', `/customers/${holder}/verify-${channel}/confirm`, { code: '123456' })],
+    [`POST /customers/{customerId}/verify-${channel}/confirm`, 'deleted customer', 410, caller.req('POST', `/customers/${deleted}/verify-${channel}/confirm`, { code: '123456' })],
+  ]);
   return [
+    ...contactStates,
+    ['POST /customers/{customerId}/kyc-link', 'contact verification pending', 409, caller.req('POST', `/customers/${pendingContact}/kyc-link`)],
+    ['POST /customers/{customerId}/kyc-link', 'deleted customer', 410, caller.req('POST', `/customers/${deleted}/kyc-link`)],
     ['POST /customers', 'platformCustomerId of an active customer', 409, caller.req('POST', '/customers', { ...businessCustomer(), platformCustomerId })],
     ['POST /customers', 'malformed UMA address', 400, caller.req('POST', '/customers', { ...businessCustomer(), umaAddress: 'taken' })],
     ['PATCH /customers/{id}', 'UMA address of another customer', 409, caller.req('PATCH', `/customers/${holder}`, { customerType: 'BUSINESS', umaAddress: '$taken@uma.example.com' })],
