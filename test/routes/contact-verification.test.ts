@@ -63,6 +63,12 @@ describeEachEngine('contact verification: verify-email, verify-phone and their c
     for (let i = 1; i <= MAX_WRONG_CONTACT_CODES; i++) {
       const res = await confirm(t.caller, customer.id, 'phone', '000000', i % 2 === 0 ? { 'idempotency-key': `guess-${customer.id}-${i}` } : undefined);
       expect(res.statusCode).toBe(400);
+      if (i === 2) {
+        // A replay of the same key answers the kept 400 and counts nothing more.
+        const replay = await confirm(t.caller, customer.id, 'phone', '000000', { 'idempotency-key': `guess-${customer.id}-${i}` });
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(replay.body).toBe(res.body);
+      }
       expect((expectErrorObject(res, `wrong ${i}`).details!.errors as { message: string }[])[0]!.message).toContain(`${MAX_WRONG_CONTACT_CODES - i} attempt(s) left`);
     }
     const locked = await confirm(t.caller, customer.id, 'phone', SANDBOX_CONTACT_CODE);
