@@ -15,6 +15,7 @@ import { BASE_PATH, registerOpenApi } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
 import { routeModules, sandboxRouteModules } from './routes/index.js';
 import { registerConsole } from './console/index.js';
+import { sandboxKycPageRoutes } from './routes/sandbox-kyc-pages.js';
 import { sandboxPageRoutes } from './routes/sandbox-pages.js';
 import type { ApiInstance } from './routes/types.js';
 
@@ -85,7 +86,10 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
 
   await registerOpenApi(app);
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
-  if (services.config.serviceEnv !== 'production') sandboxPageRoutes(app as ApiInstance, services);
+  if (services.config.serviceEnv !== 'production') {
+    sandboxPageRoutes(app as ApiInstance, services);
+    sandboxKycPageRoutes(app as ApiInstance, services);
+  }
 
   const operations: ApiOperation[] = [];
   app.decorate('apiOperations', operations);

@@ -91,6 +91,8 @@ const SETTINGS = {
   sandboxDelayedActivationMs: env('SANDBOX_DELAYED_ACTIVATION_MS', Type.Integer({ default: 30_000, minimum: 0 })),
   // Sandbox: how long a card reveal URL works (Grid: within minutes); it works once.
   cardRevealTtlMs: env('CARD_REVEAL_TTL_MS', Type.Integer({ default: 300_000, minimum: 100, maximum: 3_600_000 })),
+  contactCodeTtlMs: env('CONTACT_CODE_TTL_MS', Type.Integer({ default: 600_000, minimum: 100, maximum: 86_400_000 })),
+  kycLinkTtlMs: env('KYC_LINK_TTL_MS', Type.Integer({ default: 86_400_000, minimum: 100, maximum: 2_592_000_000 })),
   // Bytes of owner pages one process keeps to answer again after a version check; 0 keeps none.
   ownerPageCacheBytes: env('OWNER_PAGE_CACHE_BYTES', Type.Integer({ default: 33_554_432, minimum: 0, maximum: 4_294_967_296 })),
   // The largest document file POST and PUT /documents accept (the interface: 10 MB); larger is a 413.

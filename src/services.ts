@@ -11,6 +11,7 @@ import { CardService } from './domain/cards/cards.js';
 import { BulkImportService } from './domain/customers/bulk-imports.js';
 import { bodyCheck } from './http/validation.js';
 import { CreateCustomerBody } from './schemas/customers.js';
+import { ContactVerificationService } from './domain/customers/contact-verification.js';
 import { CustomerService } from './domain/customers/customers.js';
 import { ExternalAccountService } from './domain/external-accounts/external-accounts.js';
 import { OwnershipVerification } from './domain/external-accounts/ownership-verification.js';
@@ -18,6 +19,7 @@ import { DocumentService } from './domain/documents/documents.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
 import { KycService } from './domain/customers/kyc.js';
+import { KycLinks } from './domain/customers/kyc-links.js';
 import { Cursors } from './domain/shared/pagination.js';
 import { PlatformConfigService } from './domain/platform/platform-config.js';
 import { TokenService } from './domain/platform/tokens.js';
@@ -39,7 +41,11 @@ export interface Services {
   customers: CustomerService;
   /** The sandbox's KYC/KYB decisions. */
   kyc: KycService;
+  /** Hosted KYC/KYB links: single-use signed URLs to the sandbox's verification page. */
+  kycLinks: KycLinks;
   beneficialOwners: BeneficialOwnerService;
+  /** Email and phone verification codes (POST /customers/{id}/verify-email, ...). */
+  contactVerification: ContactVerificationService;
   /** KYC/KYB submissions (POST /verifications). */
   verifications: VerificationService;
   documents: DocumentService;
@@ -89,6 +95,8 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     // Each row is checked by POST /customers' own schema.
     bulkImports: new BulkImportService(store, customers, bodyCheck(CreateCustomerBody), config.bulkImportBatchRows),
     kyc: new KycService(store),
+    kycLinks: new KycLinks(store, Buffer.from(hkdfSync('sha256', keys.cardRevealKey, '', 'kyc-link', 32)), config.kycLinkTtlMs),
+    contactVerification: new ContactVerificationService(store, config.contactCodeTtlMs),
     beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
     documents,
     verifications: new VerificationService(store, cursors, documents.onFile),

@@ -1,9 +1,12 @@
 import { beneficialOwnerRoutes } from './beneficial-owners.js';
 import { cardRoutes } from './cards.js';
+import { contactVerificationRoutes } from './contact-verification.js';
 import { customerRoutes } from './customers.js';
 import { externalAccountRoutes } from './external-accounts.js';
 import { customerBulkRoutes } from './customers-bulk.js';
 import { documentRoutes } from './documents.js';
+import { kycLinkRoutes } from './kyc-links.js';
+import { endUserTermsRoutes } from './end-user-terms.js';
 import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
 import { sandboxCardRoutes } from './sandbox-cards.js';
 import { sandboxCustomerRoutes } from './sandbox-customers.js';
@@ -17,7 +20,10 @@ import { webhookEventRoutes } from './webhook-events.js';
 import { requestLogRoutes } from './request-logs.js';
 
 /** Every resource of the versioned API, registered in this order. */
-export const routeModules: RouteModule[] = [tokenRoutes, customerBulkRoutes, customerRoutes, beneficialOwnerRoutes, documentRoutes, cardRoutes, transactionRoutes, configRoutes, webhookEventRoutes, internalAccountRoutes, verificationRoutes, requestLogRoutes, externalAccountRoutes];
+export const routeModules: RouteModule[] = [
+  tokenRoutes, endUserTermsRoutes, customerBulkRoutes, customerRoutes, beneficialOwnerRoutes, documentRoutes, cardRoutes, transactionRoutes, configRoutes,
+  webhookEventRoutes, internalAccountRoutes, verificationRoutes, contactVerificationRoutes, kycLinkRoutes, requestLogRoutes, externalAccountRoutes,
+];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,

@@ -7,7 +7,8 @@ import type { Services } from '../services.js';
 
 /**
  * The sandbox's pages, outside the versioned API and without Basic auth: the card reveal page,
- * whose single-use signed URL POST /cards/{id}/reveal answers. Registered on sandbox servers only.
+ * whose single-use signed URL POST /cards/{id}/reveal answers, and the hosted KYC page
+ * (sandbox-kyc-pages.ts). Registered on sandbox servers only.
  */
 export function sandboxPageRoutes(app: ApiInstance, { cardReveals }: Services): void {
   app.get(

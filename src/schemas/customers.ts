@@ -140,6 +140,12 @@ export const CustomerSchema = Type.Object(
     businessInfo: Type.Optional(BusinessInfoResponse),
     kycStatus: Type.Optional(enumOf(KYC_STATUSES, 'INDIVIDUAL customers; in the sandbox set at creation by the last three characters of fullName (001 PENDING, 002 REJECTED, 003 UNVERIFIED, else APPROVED), in production UNVERIFIED; then moved by POST /verifications')),
     kybStatus: Type.Optional(enumOf(KYC_STATUSES, 'BUSINESS customers; starts UNVERIFIED; decided by POST /verifications (in the sandbox by the last three characters of businessInfo.registrationNumber)')),
+    contactVerification: Type.Optional(
+      Type.Object(
+        { email: Type.Optional(enumOf(['PENDING', 'VERIFIED'])), phone: Type.Optional(enumOf(['PENDING', 'VERIFIED'])) },
+        { description: 'Only for customers whose region requires contact verification (the European Economic Area): each channel PENDING until confirmed with its code, back to PENDING when its value changes' },
+      ),
+    ),
     isDeleted: Type.Boolean({ description: 'True once deleted; a deleted customer stays readable' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),

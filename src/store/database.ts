@@ -2,6 +2,7 @@ import type { BulkImportTables } from './tables/bulk-imports.js';
 import type { DocumentTables } from './tables/documents.js';
 import type { BeneficialOwnerTables } from './tables/beneficial-owners.js';
 import type { CardRevealTables } from './tables/card-reveals.js';
+import type { OnboardingLinkTables } from './tables/onboarding-links.js';
 import type { CardTables } from './tables/cards.js';
 import type { CustomerTables } from './tables/customers.js';
 import type { ExternalAccountTables } from './tables/external-accounts.js';
@@ -15,6 +16,8 @@ import type { WebhookEventRow, WebhookEventTables } from './tables/webhook-event
 import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhooks.js';
 
 /** Every table the service knows, as Kysely sees it; each table group declares its own file. */
-export interface Database extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables, InternalAccountTables, VerificationTables, RequestLogTables, ExternalAccountTables, DocumentTables, BulkImportTables {
+export interface Database
+  extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables,
+    InternalAccountTables, VerificationTables, RequestLogTables, ExternalAccountTables, DocumentTables, BulkImportTables, OnboardingLinkTables {
   webhook_events: WebhookEventRow & WebhookEventDeliveryColumns;
 }

@@ -477,7 +477,7 @@ function templatesFor(
   ids: {
     customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string;
     revealPage: string; verification: string; pending: string; externalAccount: string; wallet: string; platformExternalAccount: string;
-    document: string; deletableDocument: string; importJob: string;
+    document: string; deletableDocument: string; importJob: string; contact: string; kycPage: string;
   },
   body: { customer: unknown; owner: unknown },
 ): Record<string, Template> {
@@ -508,6 +508,7 @@ function templatesFor(
     'GET /customers/:id': { method: 'GET', path: `${BASE}/customers/:id`, id: ids.customer },
     'PATCH /customers/:id': { method: 'PATCH', path: `${BASE}/customers/:id`, id: ids.customer, body: { customerType: 'BUSINESS', businessInfo: { doingBusinessAs: 'Acme' } } },
     'DELETE /customers/:id': { method: 'DELETE', path: `${BASE}/customers/:id`, id: ids.deletable },
+    'GET /customers/end-user-terms': { method: 'GET', path: `${BASE}/customers/end-user-terms` },
     'GET /customers/internal-accounts': { method: 'GET', path: `${BASE}/customers/internal-accounts`, query: { customerId: ids.customer, currency: 'USD', type: 'INTERNAL_FIAT' } },
     'POST /sandbox/internal-accounts/:accountId/fund': { method: 'POST', path: `${BASE}/sandbox/internal-accounts/:id/fund`, id: ids.account, body: { amount: 100 } },
     'POST /beneficial-owners': { method: 'POST', path: `${BASE}/beneficial-owners`, body: body.owner },
@@ -528,6 +529,13 @@ function templatesFor(
     'POST /cards': { method: 'POST', path: `${BASE}/cards`, body: { cardholderId: ids.customer, form: 'VIRTUAL', platformCardId: 'pc-1', fundingSources: [ids.account] } },
     'PATCH /cards/:id': { method: 'PATCH', path: `${BASE}/cards/:id`, id: ids.card, body: { fundingSources: [ids.account] } },
     'POST /sandbox/customers/:customerId/kyc': { method: 'POST', path: `${BASE}/sandbox/customers/:id/kyc`, id: ids.customer, body: { status: 'APPROVED' } },
+    'POST /customers/:customerId/verify-email': { method: 'POST', path: `${BASE}/customers/:id/verify-email`, id: ids.contact },
+    'POST /customers/:customerId/verify-email/confirm': { method: 'POST', path: `${BASE}/customers/:id/verify-email/confirm`, id: ids.contact, body: { code: '123456' } },
+    'POST /customers/:customerId/verify-phone': { method: 'POST', path: `${BASE}/customers/:id/verify-phone`, id: ids.contact },
+    'POST /customers/:customerId/verify-phone/confirm': { method: 'POST', path: `${BASE}/customers/:id/verify-phone/confirm`, id: ids.contact, body: { code: '123456' } },
+    'POST /customers/:customerId/kyc-link': { method: 'POST', path: `${BASE}/customers/:id/kyc-link`, id: ids.pending, body: { redirectUri: 'https://app.example.com/done' } },
+    'GET /sandbox-pages/kyc/:token': { method: 'GET', path: '/sandbox-pages/kyc/:id', id: ids.kycPage.split('/').pop()! },
+    'POST /sandbox-pages/kyc/:token': { method: 'POST', path: '/sandbox-pages/kyc/:id', id: ids.kycPage.split('/').pop()!, body: { outcome: 'PENDING' } },
     'POST /verifications': { method: 'POST', path: `${BASE}/verifications`, body: { customerId: ids.pending } },
     'GET /verifications': { method: 'GET', path: `${BASE}/verifications`, query: { customerId: ids.customer, verificationStatus: 'APPROVED', limit: '2' } },
     'GET /verifications/:verificationId': { method: 'GET', path: `${BASE}/verifications/:id`, id: ids.verification },
@@ -701,11 +709,16 @@ async function fixtures(t: TestApp) {
   const csv = multipartForm([{ name: 'file', filename: 'c.csv', data: 'customerType\nINDIVIDUAL\n' }]);
   const imported = await t.caller.req('POST', '/customers/bulk/csv', csv.payload, csv.headers);
   expect(imported.statusCode, imported.body).toBe(202);
+  // An individual of a European Economic Area region: its email and phone need verifying.
+  const contact = await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', region: 'FR', email: 'c@example.fr', phoneNumber: '+33612345678' });
+  expect(contact.statusCode, contact.body).toBe(201);
+  const kycLink = await t.caller.req('POST', `/customers/${pending.json().id}/kyc-link`);
+  expect(kycLink.statusCode, kycLink.body).toBe(201);
   const ids = {
     customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id,
     revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id,
     externalAccount: externalAccount.json().id, wallet: wallet.json().id, platformExternalAccount: platformExternalAccount.json().id,
-    importJob: imported.json().jobId as string, document, deletableDocument,
+    importJob: imported.json().jobId as string, document, deletableDocument, kycPage: new URL(kycLink.json().kycUrl).pathname, contact: contact.json().id,
   };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }

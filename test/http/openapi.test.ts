@@ -313,6 +313,15 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const document = await uploaded();
   const documentToDelete = await uploaded();
 
+  // European Economic Area individuals: one takes the sends, the other the confirms (each send of its own before).
+  const eu = { customerType: 'INDIVIDUAL', region: 'DE', email: 'e@example.de', phoneNumber: '+4915112345678' };
+  const sends = (await created('POST', '/customers', eu)).id as string;
+  const confirms = (await created('POST', '/customers', eu)).id as string;
+  const confirmBody = (channel: string) => async () => {
+    await caller.req('POST', `/customers/${confirms}/verify-${channel}`);
+    return { code: '123456' };
+  };
+
   return {
     'GET /customers/external-accounts': { query: `customerId=${customer}&currency=USD` },
     'POST /customers/external-accounts': { body: () => ({ customerId: customer, ...usd() }) },
@@ -326,6 +335,12 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'DELETE /platform/external-accounts/{externalAccountId}': { id: platformToDelete },
     'POST /platform/external-accounts/{externalAccountId}/challenge': { id: platformWallet, body: () => ({ method: 'WALLET_SIGNATURE' }) },
     'POST /platform/external-accounts/{externalAccountId}/verify': { id: platformWallet, body: signed('platform', platformWallet) },
+    'GET /customers/end-user-terms': {},
+    'POST /customers/{customerId}/verify-email': { id: sends },
+    'POST /customers/{customerId}/verify-phone': { id: sends },
+    'POST /customers/{customerId}/verify-email/confirm': { id: confirms, body: confirmBody('email') },
+    'POST /customers/{customerId}/verify-phone/confirm': { id: confirms, body: confirmBody('phone') },
+    'POST /customers/{customerId}/kyc-link': { id: customer, body: () => ({ redirectUri: 'https://app.example.com/done' }) },
     'POST /tokens': { body: () => ({ name: 'another', permissions: ['VIEW'] }) },
     'GET /tokens': { query: 'limit=5' },
     'GET /tokens/{id}': { id: token },
@@ -416,7 +431,7 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     { name: 'country', value: 'US' },
     { name: 'file', filename: 'p.pdf', data: '%PDF-1.7' },
   ]);
-  return [
+  const externalAccountStates: [string, string, number, Promise<LightMyRequestResponse>][] = [
     [ea('customers'), 'the same account twice', 409, caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('2468013') })],
     [ea('platform'), 'the same account twice', 409, caller.req('POST', '/platform/external-accounts', usdAccount('2468013'))],
     [ea('customers'), 'an identifier ending in 105', 400, caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('2468105') })],
@@ -425,6 +440,19 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     [`${ea('platform')}/{externalAccountId}/challenge`, 'a bank account', 409, caller.req('POST', `/platform/external-accounts/${platformBank}/challenge`, { method: 'LIVENESS' })],
     [`${ea('customers')}/{externalAccountId}/verify`, 'no challenge outstanding', 409, caller.req('POST', `/customers/external-accounts/${wallet}/verify`, { signature: 'x' })],
     [`${ea('platform')}/{externalAccountId}/verify`, 'no challenge outstanding', 409, caller.req('POST', `/platform/external-accounts/${platformBank}/verify`, { signature: 'x' })],
+  ];
+  const pendingContact = (await caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', region: 'FR', email: 'p@example.fr' })).json().id as string;
+  const contactStates: [string, string, number, Promise<LightMyRequestResponse>][] = ['email', 'phone'].flatMap((channel) => [
+    [`POST /customers/{customerId}/verify-${channel}`, 'customer needing no contact verification', 409, caller.req('POST', `/customers/${holder}/verify-${channel}`)],
+    [`POST /customers/{customerId}/verify-${channel}`, 'deleted customer', 410, caller.req('POST', `/customers/${deleted}/verify-${channel}`)],
+    [`POST /customers/{customerId}/verify-${channel}/confirm`, 'customer needing no contact verification', 409, caller.req('POST', `/customers/${holder}/verify-${channel}/confirm`, { code: '123456' })],
+    [`POST /customers/{customerId}/verify-${channel}/confirm`, 'deleted customer', 410, caller.req('POST', `/customers/${deleted}/verify-${channel}/confirm`, { code: '123456' })],
+  ]);
+  return [
+    ...externalAccountStates,
+    ...contactStates,
+    ['POST /customers/{customerId}/kyc-link', 'contact verification pending', 409, caller.req('POST', `/customers/${pendingContact}/kyc-link`)],
+    ['POST /customers/{customerId}/kyc-link', 'deleted customer', 410, caller.req('POST', `/customers/${deleted}/kyc-link`)],
     ['POST /customers', 'platformCustomerId of an active customer', 409, caller.req('POST', '/customers', { ...businessCustomer(), platformCustomerId })],
     ['POST /customers', 'malformed UMA address', 400, caller.req('POST', '/customers', { ...businessCustomer(), umaAddress: 'taken' })],
     ['PATCH /customers/{id}', 'UMA address of another customer', 409, caller.req('PATCH', `/customers/${holder}`, { customerType: 'BUSINESS', umaAddress: '$taken@uma.example.com' })],

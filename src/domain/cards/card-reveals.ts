@@ -1,4 +1,4 @@
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import luhn from 'fast-luhn';
 import { insertCardReveal, useCardReveal } from '../../store/card-reveals-repo.js';
 import { findCard } from '../../store/cards-repo.js';
@@ -7,6 +7,7 @@ import type { CardRow } from '../../store/tables/cards.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import type { Environment } from '../platform/tokens.js';
 import { NotFoundError, NotImplementedError } from '../shared/errors.js';
+import { signedToken, verifiedTokenId } from '../shared/signed-tokens.js';
 
 /** Grid's reveal URLs expire "within minutes". */
 export const DEFAULT_REVEAL_TTL_MS = 5 * 60_000;
@@ -53,15 +54,14 @@ export class CardReveals {
       const id = randomUUID();
       const expiresAt = now + this.ttlMs;
       await insertCardReveal(uow, { id, platform_id: platformId, card_id: card.id, requested_by: requestedBy, created_at: now, expires_at: expiresAt, used_at: null });
-      return { token: `${id}.${sign(this.key, `reveal:${id}`)}`, expiresAt: new Date(expiresAt).toISOString() };
+      return { token: signedToken(this.key, 'reveal', id), expiresAt: new Date(expiresAt).toISOString() };
     }, within);
   }
 
   /** The card behind a token, using the token up; undefined for a forged, unknown, used or expired one (all alike). */
   async open(token: string): Promise<RevealedCard | undefined> {
-    const [id, signature, ...rest] = token.split('.');
-    if (!id || !signature || rest.length > 0) return undefined;
-    if (!sameText(signature, sign(this.key, `reveal:${id}`))) return undefined;
+    const id = verifiedTokenId(this.key, 'reveal', token);
+    if (!id) return undefined;
     return this.store.transaction(async (uow) => {
       const reveal = await useCardReveal(uow.db, id, this.now());
       const card = reveal && (await findCard(uow.db, reveal.platform_id, reveal.card_id));
@@ -83,12 +83,4 @@ export function sandboxPan(key: Buffer, cardId: string, last4: string): string {
 
 function digits(key: Buffer, label: string, n: number): string {
   return [...createHmac('sha256', key).update(label).digest().subarray(0, n)].map((b) => b % 10).join('');
-}
-
-const sign = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest('base64url');
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -9,6 +9,7 @@ import { ConflictError, DeletedError, NotFoundError, ValidationError, type Field
 import { newId } from '../shared/ids.js';
 import { openDefaultAccount } from '../accounts/internal-accounts.js';
 import { kycStatusAtCreation, recordKycWebhook } from './kyc.js';
+import { contactVerificationAtCreation, contactVerificationAfterChange } from './contact-verification.js';
 import { renderCustomer, type Customer } from './render.js';
 import type { Cursors, Page } from '../shared/pagination.js';
 import type { Environment } from '../platform/tokens.js';
@@ -60,7 +61,7 @@ export interface CustomerListFilter {
 }
 
 /** Request fields that are not the customer's own data: identity, the UMA address, and statuses the service sets. */
-const NOT_DATA = new Set(['customerType', 'platformCustomerId', 'umaAddress', 'kycStatus', 'kybStatus']);
+const NOT_DATA = new Set(['customerType', 'platformCustomerId', 'umaAddress', 'kycStatus', 'kybStatus', 'contactVerification']);
 
 /**
  * Rules across fields that a schema cannot say per field: a business needs businessInfo on
@@ -115,6 +116,8 @@ export function newCustomerRow(platformId: string, input: NewCustomer, now: numb
   const id = newId('Customer');
   const uuid = id.slice('Customer:'.length);
   const data = customerData(input);
+  const contactVerification = contactVerificationAtCreation(input.region);
+  if (contactVerification) data.contactVerification = contactVerification;
   return {
     id,
     platform_id: platformId,
@@ -185,6 +188,8 @@ export class CustomerService {
       const changes = customerData(patch);
       const data = { ...current, ...changes };
       if (patch.businessInfo !== undefined) data.businessInfo = { ...(current.businessInfo as object | undefined), ...patch.businessInfo };
+      const contactVerification = contactVerificationAfterChange(current, changes);
+      if (contactVerification) data.contactVerification = contactVerification;
       const undescribed = otherDescriptionErrors(data);
       if (undescribed.length > 0) throw new ValidationError(undescribed);
       const umaAddress = patch.umaAddress?.toLowerCase() ?? row.uma_address;

@@ -21,6 +21,7 @@ import { m020Verifications } from './020-verifications.js';
 import { m023RequestLogs } from './023-request-logs.js';
 import { m022ExternalAccounts } from './022-external-accounts.js';
 import { m021Documents } from './021-documents.js';
+import { m025OnboardingLinks } from './025-onboarding-links.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '023_request_logs': m023RequestLogs,
   '022_external_accounts': m022ExternalAccounts,
   '021_documents': m021Documents,
+  '025_onboarding_links': m025OnboardingLinks,
 };
