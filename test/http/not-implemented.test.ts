@@ -56,13 +56,14 @@ describeEachEngine('operations of the Grid document not built yet', (t) => {
     expect(implemented).toBeLessThan(GRID_OPERATIONS.length);
   });
 
-  it('GET /customers/end-user-terms is a 501, not the customer {customerId} = end-user-terms; the parametric route still answers', async () => {
-    const res = await t.caller.req('GET', '/customers/end-user-terms');
+  it('POST /customers/external-accounts/{id}/trust is a 501 beside the built operations of that account; they still answer', async () => {
+    const unknown = 'ExternalAccount:0194f5b3-0000-7000-8000-000000000000';
+    const res = await t.caller.req('POST', `/customers/external-accounts/${unknown}/trust`, {});
     expect(res.statusCode).toBe(501);
-    expect(res.json()).toEqual(notImplementedBody(byOperationId('getEndUserTerms')));
-    const customer = await t.caller.req('GET', '/customers/Customer:0194f5b3-0000-7000-8000-000000000000');
-    expect(customer.statusCode).toBe(404);
-    expect(customer.json().code).toBe('USER_NOT_FOUND');
+    expect(res.json()).toEqual(notImplementedBody(byOperationId('startBeneficiaryTrust')));
+    const challenge = await t.caller.req('POST', `/customers/external-accounts/${unknown}/challenge`, { method: 'LIVENESS' });
+    expect(challenge.statusCode).toBe(404);
+    expect(challenge.json().code).toBe('REFERENCE_NOT_FOUND');
   });
 
   it('answers a BasicAuth operation 401 without credentials, and the 501 before reading any body (an upload of any type)', async () => {
