@@ -252,4 +252,19 @@ describeEachEngine('console pages', (t) => {
       await receiver.stop();
     }
   });
+
+  it("logs a console form in the request log like an API call, under the session's token and without its CSRF token; page views are not logged", async () => {
+    const card = await activeCard(t);
+    const browser = await signedIn();
+    await browser.get(`/console/cards/${card.id}`);
+    const sent = await browser.post(`/console/cards/${card.id}/simulate/authorization`, { amount: '400', merchantDescriptor: 'LOGGED CAFE' });
+    expect(sent.statusCode).toBe(303);
+    const path = `/console/cards/${card.id}`;
+    const logged = (await t.caller.req('GET', `/request-logs?path=${encodeURIComponent(path)}`)).json();
+    expect(logged.data).toHaveLength(1);
+    expect(logged.data[0]).toMatchObject({ method: 'POST', path: `${path}/simulate/authorization`, status: 303, tokenId: t.caller.tokenId });
+    expect(JSON.parse(logged.data[0].requestBody)).toEqual({ amount: '400', merchantDescriptor: 'LOGGED CAFE' });
+    const requests = await browser.get('/console/requests?method=POST');
+    expect(requests.body).toContain(`<a href="/console/requests/${logged.data[0].id}">`);
+  });
 });
