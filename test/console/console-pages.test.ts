@@ -208,7 +208,7 @@ describeEachEngine('console pages', (t) => {
     expect((await browser.get(`/console/requests/${foreign}`)).statusCode).toBe(404);
   });
 
-  it('recovers and replays missing webhooks from the webhooks page through the worker; a VIEW token and a form without CSRF are refused', async () => {
+  it('lists webhook events newest first, and recovers and replays missing webhooks from the webhooks page through the worker; a VIEW token and a form without CSRF are refused', async () => {
     const platform = await t.newCaller();
     const receiver = await startWebhookReceiver();
     try {
@@ -218,6 +218,8 @@ describeEachEngine('console pages', (t) => {
       const browser = new ConsoleClient(t.app);
       await browser.signIn(platform.clientId, platform.clientSecret);
       const page = await browser.get('/console/webhooks');
+      // Newest first, where the live refresh shows a new event.
+      expect(linksTo(page.body, '/console/webhooks/').map((href) => href.split('/').pop())).toEqual([...events].reverse());
       expect(page.body).toMatch(/<label for="recover-since">Recover failed since<\/label>\s*<input id="recover-since" name="since" type="datetime-local"/);
       expect(page.body).toMatch(/<label for="replay-since">Replay missing since<\/label>\s*<input id="replay-since" name="since" type="datetime-local"/);
       const noEndpoint = await browser.post('/console/webhooks/replay-missing', { since });

@@ -10,7 +10,7 @@ export const webhookPages: PageModule = (scope, { services }) => {
   scope.get('/webhooks', async (request, reply) => {
     const { platformId } = sessionOf(request);
     const { cursor, filters } = listQuery(request.query, { type: 'text', deliveryState: DELIVERY_STATES });
-    const page = await services.webhookEvents.list(platformId, PAGE_SIZE, cursor, filters as never);
+    const page = await services.webhookEvents.list(platformId, PAGE_SIZE, cursor, { ...(filters as { type?: string; deliveryState?: (typeof DELIVERY_STATES)[number] }), sortOrder: 'desc' });
     const data = { page, filters, cursor, live: cursor === undefined };
     if (isLiveRefresh(request.headers)) return renderFragment(reply, 'partials/events-table', data);
     const config = await services.platformConfig.getWithoutSecret(platformId);
