@@ -4,5 +4,6 @@ export const NAV: { href: string; label: string }[] = [
   { href: '/console/cards', label: 'Cards' },
   { href: '/console/transactions', label: 'Transactions' },
   { href: '/console/webhooks', label: 'Webhooks' },
+  { href: '/console/requests', label: 'Requests' },
   { href: '/console/settings', label: 'Tokens and configuration' },
 ];

@@ -6,11 +6,27 @@ import { BASE_PATH } from './openapi.js';
 const LOG_PATH = `${BASE_PATH}/request-logs`;
 
 const isJson = (contentType: unknown) => typeof contentType === 'string' && /^application\/([\w.+-]*\+)?json\b/i.test(contentType);
+const isConsoleForm = (contentType: unknown, body: unknown): body is Record<string, unknown> =>
+  typeof contentType === 'string' && /^application\/x-www-form-urlencoded\b/i.test(contentType) && body !== null && typeof body === 'object';
+
+/**
+ * Who a request acted for: an API token, or a console session's token for a form it sent (the console
+ * acts like an API call and is logged like one; its page views are not).
+ */
+function actor(request: FastifyRequest): { platformId: string; tokenId: string } | undefined {
+  if (request.principal !== undefined) return request.url.startsWith(LOG_PATH) ? undefined : request.principal;
+  return request.method === 'POST' ? request.consoleSession : undefined;
+}
 
 /** What is kept of a request body: the parsed JSON, or for anything else (multipart documents) only its type and size. */
 function requestBody(request: FastifyRequest): unknown {
   const type = request.headers['content-type'];
   if (request.body !== undefined && isJson(type)) return request.body;
+  if (isConsoleForm(type, request.body)) {
+    // A console form's fields, as the API would log its JSON body; the CSRF token is no business of the log.
+    const { _csrf, ...fields } = request.body;
+    return fields;
+  }
   const length = Number(request.headers['content-length'] ?? 0);
   if (type === undefined && !(length > 0)) return undefined;
   return { omitted: `${String(type ?? 'no content type')} body, ${length} bytes` };
@@ -24,21 +40,21 @@ function responseOf(reply: FastifyReply, payload: unknown): Pick<CapturedRequest
 }
 
 /**
- * Hands every authenticated request (but the log's own reads) to the request log once answered:
+ * Hands every authenticated request (but the log's own reads) and every console form to the request log once answered:
  * the capture costs the request two hooks and a push; redaction and the write happen later, in
  * batches. Unauthenticated requests are not logged: they belong to no platform.
  */
 export function registerRequestLog(app: FastifyInstance, log: RequestLog): void {
   if (!log.enabled) return;
   const answers = new WeakMap<FastifyRequest, Pick<CapturedRequest, 'responseText' | 'responseSummary'>>();
-  const logged = (request: FastifyRequest) => request.principal !== undefined && !request.url.startsWith(LOG_PATH);
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (logged(request)) answers.set(request, responseOf(reply, payload));
+    if (actor(request)) answers.set(request, responseOf(reply, payload));
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    if (logged(request)) {
-      const { platformId, tokenId } = request.principal;
+    const who = actor(request);
+    if (who) {
+      const { platformId, tokenId } = who;
       const client = request.headers['x-request-id'];
       log.record({
         id: request.id,

@@ -6,7 +6,7 @@ import { startWorker } from '../../src/jobs/index.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { approvedCardholder, injectCall, insertTestCustomer, issueCard, untilActive } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
-import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { describeEachEngine } from '../helpers/test-app.js';
 import { launchChromium } from './browser.js';
 
@@ -45,7 +45,7 @@ describeEachEngine('console in a real browser', (t) => {
     expect((await call('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 10_000 })).status).toBe(200);
     cardId = (await untilActive(call, (await issueCard(call, customerId)).id)).id;
     // Every list the walk opens has an item: this transaction, and the events it and the card made.
-    const first = await call('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 300, merchant: { descriptor: 'FIRST COFFEE' } });
+    const first = await call('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 300, currency: { code: 'USD' }, merchant: { descriptor: 'FIRST COFFEE' } });
     await until('the first transaction', async () => ((await call('GET', `/transactions/${first.body.cardTransactionId}`)).status === 200 ? true : undefined));
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -86,7 +86,7 @@ describeEachEngine('console in a real browser', (t) => {
 
   it('simulates an authorization from the card page; its transaction shows and later changes without a reload', async () => {
     await page.goto(`${base}/console/cards/${cardId}`);
-    const form = page.getByRole('form', { name: 'Simulate authorization' });
+    const form = page.getByRole('form', { name: 'Simulate authorization', exact: true });
     await form.getByLabel('Amount', { exact: true }).fill('1250');
     await form.getByLabel('Merchant descriptor', { exact: true }).fill('BLUE BOTTLE COFFEE SF');
     await form.getByRole('button', { name: 'Simulate authorization', exact: true }).click();
@@ -108,7 +108,7 @@ describeEachEngine('console in a real browser', (t) => {
     await nav().getByRole('link', { name: 'Transactions', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
     await markDocument();
-    const res = await injectCall(t.caller)('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 700, merchant: { descriptor: 'LIVE LIST CAFE' } });
+    const res = await injectCall(t.caller)('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 700, currency: { code: 'USD' }, merchant: { descriptor: 'LIVE LIST CAFE' } });
     expect(res.status).toBe(202);
     await page.locator('#transactions tr', { hasText: res.body.cardTransactionId }).waitFor();
     expect(await documentKept()).toBe(true);
@@ -130,6 +130,45 @@ describeEachEngine('console in a real browser', (t) => {
     expect(receiver.deliveries.slice(received).some((d) => d.verified && (d.id === events.id || d.body.includes(events.id)))).toBe(true);
     await expect.poll(() => attempts.first().textContent()).toContain('200');
     await shot('webhook-event');
+  });
+
+  it('walks the Requests page: a new request appears without a reload and opens to its redacted bodies', async () => {
+    await nav().getByRole('link', { name: 'Requests', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
+    await markDocument();
+    const res = await t.caller.req('POST', '/tokens', { name: 'seen in the console', permissions: ['VIEW'] });
+    expect(res.statusCode).toBe(201);
+    const requestId = res.headers['x-request-id'] as string;
+    const link = page.locator('#requests a', { hasText: requestId });
+    await link.waitFor();
+    expect(await documentKept()).toBe(true);
+    await shot('requests');
+    await link.click();
+    await page.getByRole('heading', { level: 1, name: `Request ${requestId}` }).waitFor();
+    const response = await page.getByLabel('Response body', { exact: true }).textContent();
+    expect(response).toContain('"clientSecret": "[REDACTED]"');
+    expect(response).not.toContain(res.json().clientSecret);
+    expect(await page.getByLabel('Request body', { exact: true }).textContent()).toContain('seen in the console');
+    await shot('requests-item');
+  });
+
+  it('recovers a failed webhook from the webhooks page and shows how many it queued', async () => {
+    const pending = async () => (await t.services.webhookEvents.list(t.caller.platformId, 1, undefined, { deliveryState: 'PENDING' })).data.length;
+    await until('no delivery under way', async () => ((await pending()) === 0 ? true : undefined), 20_000);
+    const since = new Date(Date.now() - 60_000).toISOString().slice(0, 16);
+    receiver.failNext = 1;
+    const eventId = await produceEvent(t, t.caller);
+    const failed = await until('a failed attempt', async () => {
+      const event = await t.services.webhookEvents.get(t.caller.platformId, eventId);
+      return event.attempts.length > 0 ? event : undefined;
+    }, 20_000);
+    expect(failed.deliveryState).not.toBe('DELIVERED');
+    await nav().getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await page.getByLabel('Recover failed since', { exact: true }).fill(since);
+    await page.getByRole('button', { name: 'Recover', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: /Recover queued [1-9]\d* failed event/ }).waitFor();
+    await shot('webhooks-recover');
+    await until('the recovered delivery', async () => (receiver.deliveries.some((d) => d.id === eventId && d.verified && d.answeredStatus < 300) ? true : undefined), 20_000);
   });
 
   it('signs in with the keyboard alone, and the skip link leads to the content', async () => {
@@ -158,11 +197,15 @@ describeEachEngine('console in a real browser', (t) => {
     await other.getByLabel('Client secret', { exact: true }).fill(viewer.clientSecret);
     await other.getByRole('button', { name: 'Sign in', exact: true }).click();
     await other.goto(`${base}/console/cards/${cardId}`);
-    const form = other.getByRole('form', { name: 'Simulate authorization' });
+    const form = other.getByRole('form', { name: 'Simulate authorization', exact: true });
     await form.getByLabel('Amount', { exact: true }).fill('100');
     await form.getByRole('button', { name: 'Simulate authorization', exact: true }).click();
     await other.getByRole('alert').filter({ hasText: 'You are signed in with a VIEW token' }).waitFor();
     expect(await other.getByRole('heading', { level: 1 }).textContent()).toBe('403 FORBIDDEN');
+    await other.goto(`${base}/console/webhooks`);
+    await other.getByLabel('Replay missing since', { exact: true }).fill('2020-01-01T00:00');
+    await other.getByRole('button', { name: 'Replay missing', exact: true }).click();
+    await other.getByRole('alert').filter({ hasText: 'needs a token with the TRANSACT permission' }).waitFor();
     await context.close();
   });
 

@@ -1,8 +1,11 @@
 import { expect, it } from 'vitest';
 import { activeCard, insertTestCustomer } from '../helpers/fixtures.js';
-import { drainCardJobs } from '../helpers/card-jobs.js';
-import { describeEachEngine } from '../helpers/test-app.js';
-import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { RESEND_WEBHOOKS_JOB } from '../../src/domain/webhooks/webhook-resends.js';
+import { webhookDeliveryHandler } from '../../src/jobs/deliver-webhook-job.js';
+import { resendWebhooksHandler } from '../../src/jobs/resend-webhooks-job.js';
+import { drainCardJobs, drainJobs, queuedJobs } from '../helpers/card-jobs.js';
+import { BASE, describeEachEngine } from '../helpers/test-app.js';
+import { connectReceiver, produceEvent, startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { ConsoleClient, textOf } from './console-client.js';
 
 const linksTo = (html: string, prefix: string) => [...html.matchAll(new RegExp(`href="(${prefix}[^"?]+)"`, 'g'))].map((m) => decodeURIComponent(m[1]!));
@@ -142,5 +145,128 @@ describeEachEngine('console pages', (t) => {
     const settings = textOf((await browser.get('/console/settings')).body);
     expect(settings).toContain(t.caller.clientId);
     expect(settings).not.toContain(config.webhookSecret);
+  });
+
+  it('lists the request log newest first, pages it by cursor, filters it by method, path, status and time, and opens an entry to its redacted bodies', async () => {
+    const platform = await t.newCaller();
+    const ids: string[] = [];
+    const send = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
+      const res = await platform.req(method, url, body);
+      ids.push(res.headers['x-request-id'] as string);
+      return res;
+    };
+    const created = await send('POST', '/tokens', { name: 'logged', permissions: ['VIEW'] });
+    expect(created.statusCode).toBe(201);
+    const secret = created.json().clientSecret as string;
+    await send('GET', '/customers?limit=0');
+    for (let i = 0; i < 20; i++) await send('GET', '/customers');
+    const browser = new ConsoleClient(t.app);
+    await browser.signIn(platform.clientId, platform.clientSecret);
+
+    const first = await browser.get('/console/requests');
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain('<a href="/console/requests" aria-current="page">Requests</a>');
+    // The console's own pages are not in the log: the 22 API requests are.
+    expect(textOf(first.body)).toContain('22 in all');
+    const next = /href="([^"]*cursor=[^"]*)">Next page/.exec(first.body)![1]!.replace(/&amp;/g, '&');
+    const second = await browser.get(next);
+    const listed = [...linksTo(first.body, '/console/requests/'), ...linksTo(second.body, '/console/requests/')].map((href) => href.split('/').pop());
+    expect(linksTo(first.body, '/console/requests/')).toHaveLength(20);
+    expect([...listed].sort()).toEqual([...ids].sort());
+    // Newest first (entries of the same millisecond have no order between them).
+    const times = [...first.body.matchAll(/<tr><td>(\d{4}-[^<]+)<\/td>/g), ...second.body.matchAll(/<tr><td>(\d{4}-[^<]+)<\/td>/g)].map((m) => m[1]!);
+    expect(times).toHaveLength(22);
+    expect(times).toEqual([...times].sort().reverse());
+
+    const ofFilter = async (query: string) => linksTo((await browser.get(`/console/requests?${query}`)).body, '/console/requests/').map((href) => href.split('/').pop());
+    expect(await ofFilter('method=POST')).toEqual([ids[0]]);
+    expect(await ofFilter('status=400')).toEqual([ids[1]]);
+    expect(await ofFilter(`path=${encodeURIComponent(`${BASE}/tokens`)}&method=POST&status=201`)).toEqual([ids[0]]);
+    expect(await ofFilter('to=2000-01-01T00:00')).toEqual([]);
+    expect(await ofFilter('from=2000-01-01T00:00&status=400')).toEqual([ids[1]]);
+    const badTime = await browser.get('/console/requests?from=yesterday');
+    expect(badTime.statusCode).toBe(400);
+    expect(textOf(badTime.body)).toContain('from');
+
+    const entry = await browser.get(`/console/requests/${ids[0]}`);
+    expect(entry.statusCode).toBe(200);
+    const text = textOf(entry.body);
+    expect(text).toContain(`Method POST Path ${BASE}/tokens Status 201`);
+    expect(text).toContain(`Token ${platform.tokenId}`);
+    expect(text).toContain('&quot;name&quot;: &quot;logged&quot;');
+    expect(text).toContain('&quot;clientSecret&quot;: &quot;[REDACTED]&quot;');
+    expect(entry.body).not.toContain(secret);
+
+    // A live refresh answers the table alone, with a request made since.
+    const later = (await platform.req('GET', '/tokens')).headers['x-request-id'] as string;
+    const fragment = await browser.get('/console/requests', { 'hx-request': 'true' });
+    expect(fragment.body.trimStart().startsWith('<div id="requests"')).toBe(true);
+    expect(linksTo(fragment.body, '/console/requests/')).toContain(`/console/requests/${later}`);
+
+    const other = await t.newCaller();
+    const foreign = (await other.req('GET', '/customers')).headers['x-request-id'] as string;
+    expect((await browser.get(`/console/requests/${foreign}`)).statusCode).toBe(404);
+  });
+
+  it('lists webhook events newest first, and recovers and replays missing webhooks from the webhooks page through the worker; a VIEW token and a form without CSRF are refused', async () => {
+    const platform = await t.newCaller();
+    const receiver = await startWebhookReceiver();
+    try {
+      const since = new Date(Date.now() - 60_000).toISOString().slice(0, 19);
+      const events = [await produceEvent(t, platform), await produceEvent(t, platform)];
+      await drainJobs(t.services, t.app.log, webhookDeliveryHandler);
+      const browser = new ConsoleClient(t.app);
+      await browser.signIn(platform.clientId, platform.clientSecret);
+      const page = await browser.get('/console/webhooks');
+      // Newest first, where the live refresh shows a new event.
+      expect(linksTo(page.body, '/console/webhooks/').map((href) => href.split('/').pop())).toEqual([...events].reverse());
+      expect(page.body).toMatch(/<label for="recover-since">Recover failed since<\/label>\s*<input id="recover-since" name="since" type="datetime-local"/);
+      expect(page.body).toMatch(/<label for="replay-since">Replay missing since<\/label>\s*<input id="replay-since" name="since" type="datetime-local"/);
+      const noEndpoint = await browser.post('/console/webhooks/replay-missing', { since });
+      expect(noEndpoint.statusCode).toBe(400);
+      expect(textOf(noEndpoint.body)).toContain('WEBHOOK_ENDPOINT_NOT_SET');
+
+      await connectReceiver(platform, receiver);
+      const viewer = await t.services.tokens.create(platform.platformId, { name: 'console viewer', permissions: ['VIEW'], environment: 'sandbox' });
+      const limited = new ConsoleClient(t.app);
+      await limited.signIn(viewer.clientId, viewer.clientSecret);
+      await limited.get('/console/webhooks');
+      for (const mode of ['recover', 'replay-missing']) {
+        const refused = await limited.post(`/console/webhooks/${mode}`, { since });
+        expect(refused.statusCode, mode).toBe(403);
+        expect(textOf(refused.body)).toContain('this action needs a token with the TRANSACT permission');
+      }
+      expect((await browser.post('/console/webhooks/replay-missing', { since }, { csrf: false })).statusCode).toBe(403);
+      expect(await queuedJobs(t.services.store.db, RESEND_WEBHOOKS_JOB)).toBe(0);
+      const missing = await browser.post('/console/webhooks/recover', { since: '' });
+      expect(missing.statusCode).toBe(400);
+      expect(textOf(missing.body)).toContain('since is required');
+
+      // Nothing failed at this endpoint: recover queues none; replay-missing queues both events.
+      expect((await browser.post('/console/webhooks/recover', { since })).headers.location).toBe('/console/webhooks?mode=recover&queued=0');
+      const replayed = await browser.post('/console/webhooks/replay-missing', { since });
+      expect(replayed.headers.location).toBe('/console/webhooks?mode=replay-missing&queued=2');
+      expect(textOf((await browser.get(replayed.headers.location as string)).body)).toContain('Replay queued 2 missing events');
+      await drainJobs(t.services, t.app.log, resendWebhooksHandler);
+      await drainJobs(t.services, t.app.log, webhookDeliveryHandler);
+      expect(receiver.deliveries.filter((d) => d.verified).map((d) => d.id).sort()).toEqual([...events].sort());
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it("logs a console form in the request log like an API call, under the session's token and without its CSRF token; page views are not logged", async () => {
+    const card = await activeCard(t);
+    const browser = await signedIn();
+    await browser.get(`/console/cards/${card.id}`);
+    const sent = await browser.post(`/console/cards/${card.id}/simulate/authorization`, { amount: '400', merchantDescriptor: 'LOGGED CAFE' });
+    expect(sent.statusCode).toBe(303);
+    const path = `/console/cards/${card.id}`;
+    const logged = (await t.caller.req('GET', `/request-logs?path=${encodeURIComponent(path)}`)).json();
+    expect(logged.data).toHaveLength(1);
+    expect(logged.data[0]).toMatchObject({ method: 'POST', path: `${path}/simulate/authorization`, status: 303, tokenId: t.caller.tokenId });
+    expect(JSON.parse(logged.data[0].requestBody)).toEqual({ amount: '400', merchantDescriptor: 'LOGGED CAFE' });
+    const requests = await browser.get('/console/requests?method=POST');
+    expect(requests.body).toContain(`<a href="/console/requests/${logged.data[0].id}">`);
   });
 });

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Database } from '../../store/database.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
+import type { SortOrder } from '../../store/page.js';
 import type { Store } from '../../store/store.js';
 import type { DeliveryState } from '../../store/tables/webhook-events.js';
 import type { WebhookAttemptRow } from '../../store/tables/webhooks.js';
@@ -95,9 +96,11 @@ export class WebhookEventLog {
     private readonly sendWebhook: SendWebhook,
   ) {}
 
-  async list(platformId: string, limit: number, cursor: string | undefined, filter: { type?: string; deliveryState?: DeliveryState }): Promise<Page<WebhookEventView>> {
-    const scope = `webhook-events:${platformId}:${filter.type ?? ''}:${filter.deliveryState ?? ''}`;
-    const q = this.cursors.query(scope, limit, cursor);
+  /** Oldest first unless `sortOrder` is desc (the console shows the newest first, where new events appear). */
+  async list(platformId: string, limit: number, cursor: string | undefined, filter: { type?: string; deliveryState?: DeliveryState; sortOrder?: SortOrder }): Promise<Page<WebhookEventView>> {
+    const order = filter.sortOrder ?? 'asc';
+    const scope = `webhook-events:${platformId}:${filter.type ?? ''}:${filter.deliveryState ?? ''}${order === 'desc' ? ':desc' : ''}`;
+    const q = this.cursors.query(scope, limit, cursor, order);
     const { rows, total } = await listWebhookEvents(this.store.db, platformId, q, filter);
     return this.cursors.page(scope, q, rows, total, renderEvent);
   }
