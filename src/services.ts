@@ -11,6 +11,7 @@ import { CardService } from './domain/cards/cards.js';
 import { CustomerService } from './domain/customers/customers.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
+import { PlatformAccountService } from './domain/accounts/platform-accounts.js';
 import { KycService } from './domain/customers/kyc.js';
 import { Cursors } from './domain/shared/pagination.js';
 import { PlatformConfigService } from './domain/platform/platform-config.js';
@@ -37,6 +38,8 @@ export interface Services {
   /** Sandbox card reveals: single-use signed URLs to a page with the card's details. */
   cardReveals: CardReveals;
   internalAccounts: InternalAccountService;
+  /** The platform's own internal accounts (GET /platform/internal-accounts). */
+  platformAccounts: PlatformAccountService;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
   /** Idempotency-Key records: first answers kept for replay. */
@@ -72,6 +75,7 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     cardSimulations: new CardSimulations(store),
     cardReveals: new CardReveals(store, keys.cardRevealKey, config.cardRevealTtlMs),
     internalAccounts: new InternalAccountService(store, cursors),
+    platformAccounts: new PlatformAccountService(store),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     idempotencyKeys: new IdempotencyKeys(store),

@@ -7,7 +7,7 @@ import type { Address } from './beneficial-owners.js';
 import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
 import { ConflictError, DeletedError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { openDefaultAccount } from '../accounts/internal-accounts.js';
+import { accountCurrencies, openAccounts, supportedCurrencyCodes } from '../accounts/account-currencies.js';
 import { kycStatusAtCreation, recordKycWebhook } from './kyc.js';
 import { renderCustomer, type Customer } from './render.js';
 import type { Cursors, Page } from '../shared/pagination.js';
@@ -159,7 +159,7 @@ export class CustomerService {
     await this.store.transaction(async (uow) => {
       const clash = await repo.insertCustomer(uow, row);
       if (clash) throw new ConflictError(clash, clashMessage(clash));
-      await openDefaultAccount(uow, platformId, row.id, row.created_at);
+      await openAccounts(uow, platformId, row.id, accountCurrencies(input.currencies, await supportedCurrencyCodes(uow.db, platformId)), row.created_at);
       await recordKycWebhook(uow, row, row.created_at);
     }, within);
     return renderCustomer(row);
@@ -196,6 +196,8 @@ export class CustomerService {
         const clash = repo.customerClashOf(err);
         throw clash ? new ConflictError(clash, clashMessage(clash)) : err;
       }
+      // A new currency opens its account; a dropped one keeps its account (and any balance).
+      if (patch.currencies !== undefined) await openAccounts(uow, platformId, id, accountCurrencies(patch.currencies, await supportedCurrencyCodes(uow.db, platformId)), next.updated_at);
       return renderCustomer({ ...row, ...next });
     }, within);
   }

@@ -18,6 +18,7 @@ import { m016CardSpendLimits } from './016-card-spend-limits.js';
 import { m017CardDirections } from './017-card-directions.js';
 import { m018CardReveals } from './018-card-reveals.js';
 import { m020Verifications } from './020-verifications.js';
+import { m026InternalAccountsCurrencies } from './026-internal-accounts-currencies.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '017_card_directions': m017CardDirections,
   '018_card_reveals': m018CardReveals,
   '020_verifications': m020Verifications,
+  '026_internal_accounts_currencies': m026InternalAccountsCurrencies,
 };

@@ -35,7 +35,11 @@ export interface LedgerEntryRow {
   created_at: number;
 }
 
+/** One of the platform's own accounts (no customer): one per type and currency (migration 026). */
+export type PlatformInternalAccountRow = Omit<InternalAccountRow, 'customer_id' | 'list_position'>;
+
 export interface InternalAccountTables {
   internal_accounts: InternalAccountRow;
+  platform_internal_accounts: PlatformInternalAccountRow;
   ledger_entries: LedgerEntryRow;
 }
