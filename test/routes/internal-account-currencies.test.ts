@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { entriesOf } from '../../src/store/accounts-repo.js';
+import { platformEntriesOf } from '../../src/store/platform-accounts-repo.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
 
@@ -91,6 +92,20 @@ describeEachEngine('internal accounts per currency', (t) => {
       const eur = await ok<{ data: Account[] }>(await caller.req('GET', '/platform/internal-accounts?currency=EUR&type=INTERNAL_FIAT'), 'filtered');
       expect(eur.data.map((a) => a.balance.currency.code)).toEqual(['EUR']);
       expect((await ok<{ data: Account[] }>(await caller.req('GET', '/platform/internal-accounts?type=INTERNAL_CRYPTO'), 'crypto')).data.map((a) => a.balance.currency.code)).toEqual(['BTC']);
+    });
+
+    it('funds a platform account in its currency: balances equal its ledger; a foreign platform’s account is unknown', async () => {
+      const eur = (await ok<{ data: Account[] }>(await caller.req('GET', '/platform/internal-accounts?currency=EUR'), 'eur')).data[0]!;
+      const funded = await ok<Account>(await caller.req('POST', `/sandbox/internal-accounts/${eur.id}/fund`, { amount: 50_000 }), 'fund');
+      expect(funded).toMatchObject({ id: eur.id, balance: { amount: 50_000, currency: { code: 'EUR' } }, totalBalance: { amount: 50_000 } });
+      expect(funded.customerId).toBeUndefined();
+      await ok(await caller.req('POST', `/sandbox/internal-accounts/${eur.id}/fund`, { amount: 25 }), 'fund again');
+      const after = (await ok<{ data: Account[] }>(await caller.req('GET', '/platform/internal-accounts?currency=EUR'), 'after')).data[0]!;
+      const sum = (await platformEntriesOf(t.services.store.db, eur.id)).reduce((s, e) => s + Number(e.amount), 0);
+      expect([after.balance.amount, after.totalBalance.amount, sum]).toEqual([50_025, 50_025, 50_025]);
+      const other = await t.newCaller();
+      const foreign = await other.req('POST', `/sandbox/internal-accounts/${eur.id}/fund`, { amount: 1 });
+      expect(expectErrorObject(foreign, 'error')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
     });
 
     it('opens no duplicates when many requests race to open them', async () => {

@@ -3,34 +3,18 @@ import { findCustomer } from '../../store/customers-repo.js';
 import type { Store } from '../../store/store.js';
 import type { InternalAccountRow, LedgerEntryRow } from '../../store/tables/internal-accounts.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
-import type { CurrencyAmount } from '../cards/render.js';
+import { BALANCE_UPDATED_EVENT, type AccountListFilter, type InternalAccount } from './account.js';
 import { currencyOf } from '../shared/currencies.js';
 import { accountTypeOf, BASE_CURRENCY, openAccounts } from './account-currencies.js';
-import { fundingInstructionsOf, type PaymentInstructions } from './funding-instructions.js';
+import { fundingInstructionsOf } from './funding-instructions.js';
+import { fundPlatformAccount } from './platform-accounts.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { balanceDelta, type Movement } from './ledger.js';
 import type { Cursors, Page } from '../shared/pagination.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
-export const INTERNAL_ACCOUNT_TYPES = ['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET'] as const;
-export const INTERNAL_ACCOUNT_STATUSES = ['PENDING', 'ACTIVE', 'CLOSED', 'FROZEN', 'FAILED'] as const;
-export const BALANCE_UPDATED_EVENT = 'INTERNAL_ACCOUNT.BALANCE_UPDATED';
-
-export interface InternalAccount {
-  id: string;
-  /** Absent on the platform's own accounts. */
-  customerId?: string;
-  type: (typeof INTERNAL_ACCOUNT_TYPES)[number];
-  status: (typeof INTERNAL_ACCOUNT_STATUSES)[number];
-  /** Available to spend: open holds deducted. */
-  balance: CurrencyAmount;
-  /** Including held funds. */
-  totalBalance: CurrencyAmount;
-  fundingPaymentInstructions: PaymentInstructions[];
-  createdAt: string;
-  updatedAt: string;
-}
+export { BALANCE_UPDATED_EVENT, INTERNAL_ACCOUNT_STATUSES, INTERNAL_ACCOUNT_TYPES, type AccountListFilter, type InternalAccount } from './account.js';
 
 export function renderAccount(row: InternalAccountRow): InternalAccount {
   const currency = currencyOf(row.currency);
@@ -115,12 +99,6 @@ export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now
   return after;
 }
 
-export interface AccountListFilter {
-  customerId?: string | undefined;
-  currency?: string | undefined;
-  type?: InternalAccount['type'] | undefined;
-}
-
 export class InternalAccountService {
   constructor(private readonly store: Store, private readonly cursors: Cursors) {}
 
@@ -135,10 +113,18 @@ export class InternalAccountService {
   /** Sandbox: credits the account (a FUNDING entry) and answers it. `within`: the request's unit of work, when it has one (an Idempotency-Key). */
   async fund(platformId: string, accountId: string, amount: number, within?: UnitOfWork): Promise<InternalAccount> {
     return this.store.transaction(async (uow) => {
+      const now = this.now();
       const row = await repo.findAccount(uow.db, platformId, accountId);
-      if (!row) throw new NotFoundError('InternalAccount', accountId);
-      return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] });
+      if (row) return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] }, now);
+      const platformAccount = await fundPlatformAccount(uow, platformId, accountId, amount, now);
+      if (!platformAccount) throw new NotFoundError('InternalAccount', accountId);
+      return platformAccount;
     }, within);
+  }
+
+  /** Every timestamp this service writes (the sandbox clock replaces it). */
+  private now(): number {
+    return Date.now();
   }
 
   /** A customer made before accounts existed, or written straight to the store, gets its account when listed by it. */

@@ -1,11 +1,14 @@
-import { insertPlatformAccountsIfAbsent, listPlatformAccounts } from '../../store/platform-accounts-repo.js';
+import { appendPlatformEntries, findPlatformAccount, insertPlatformAccountsIfAbsent, listPlatformAccounts } from '../../store/platform-accounts-repo.js';
 import type { Store } from '../../store/store.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 import type { PlatformInternalAccountRow } from '../../store/tables/internal-accounts.js';
 import { currencyOf } from '../shared/currencies.js';
 import { newId } from '../shared/ids.js';
 import { accountCurrencies, accountTypeOf, supportedCurrencyCodes } from './account-currencies.js';
 import { fundingInstructionsOf } from './funding-instructions.js';
-import type { InternalAccount, AccountListFilter } from './internal-accounts.js';
+import { BALANCE_UPDATED_EVENT, type InternalAccount, type AccountListFilter } from './account.js';
+import { balanceDelta, type Movement } from './ledger.js';
 
 export function renderPlatformAccount(row: PlatformInternalAccountRow): InternalAccount {
   const currency = currencyOf(row.currency);
@@ -19,6 +22,19 @@ export function renderPlatformAccount(row: PlatformInternalAccountRow): Internal
     createdAt: new Date(Number(row.created_at)).toISOString(),
     updatedAt: new Date(Number(row.updated_at)).toISOString(),
   };
+}
+
+/**
+ * Credits one of the platform's own accounts in the caller's unit of work, with its ledger entry and
+ * INTERNAL_ACCOUNT.BALANCE_UPDATED event; undefined when the platform has no such account.
+ */
+export async function fundPlatformAccount(uow: UnitOfWork, platformId: string, accountId: string, amount: number, now: number): Promise<InternalAccount | undefined> {
+  if (!(await findPlatformAccount(uow.db, platformId, accountId))) return undefined;
+  const movements: Movement[] = [{ kind: 'FUNDING', amount }];
+  const entries = movements.map((m) => ({ id: newId('LedgerEntry'), platform_id: platformId, account_id: accountId, kind: m.kind, amount: m.amount, created_at: now }));
+  const account = renderPlatformAccount(await appendPlatformEntries(uow.db, accountId, entries, balanceDelta(movements), now));
+  await recordWebhookEvent(uow, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
+  return account;
 }
 
 /**

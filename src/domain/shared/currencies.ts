@@ -6,6 +6,12 @@ export interface Currency {
   decimals: number;
 }
 
+/** An amount in the currency's minor units. */
+export interface CurrencyAmount {
+  amount: number;
+  currency: Currency;
+}
+
 const table: Currency[] = [
   { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 },
   { code: 'EUR', name: 'Euro', symbol: '€', decimals: 2 },

@@ -7,8 +7,8 @@ const CRYPTO = new Set(['BTC', 'USDC', 'USDT']);
 /**
  * One internal account per currency: every existing customer gets an account for each of its
  * `currencies` the platform supports (placed on the lists beside its USD account, which keeps its
- * id and balances), and the platform's own accounts get their table, one per (platform, type,
- * currency) by a unique constraint so concurrent openers cannot duplicate them.
+ * id and balances), and the platform's own accounts get their table and ledger, one account per
+ * (platform, type, currency) by a unique constraint so concurrent openers cannot duplicate them.
  */
 export const m026InternalAccountsCurrencies: MigrationFactory = () => ({
   async up(db: Kysely<any>) {
@@ -25,6 +25,17 @@ export const m026InternalAccountsCurrencies: MigrationFactory = () => ({
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .addUniqueConstraint('platform_internal_accounts_kind', ['platform_id', 'type', 'currency'])
       .execute();
+    // The platform accounts' own ledger: ledger_entries.account_id must name a customer's account.
+    await db.schema
+      .createTable('platform_ledger_entries')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('platform_id', 'text', (c) => c.notNull().references('platforms.id'))
+      .addColumn('account_id', 'text', (c) => c.notNull().references('platform_internal_accounts.id'))
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('amount', 'bigint', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('platform_ledger_entries_account').on('platform_ledger_entries').columns(['account_id', 'created_at', 'id']).execute();
 
     const customers = await sql<{ id: string; platform_id: string; currency_list: string; list_position: number; supported: string }>`
       select c.id, c.platform_id, c.currency_list, c.list_position, w.supported_currencies as supported
