@@ -1,5 +1,5 @@
 import type { Executor } from './store.js';
-import type { PlatformInternalAccountRow, PlatformLedgerEntryRow } from './tables/internal-accounts.js';
+import type { LedgerEntryRow, PlatformInternalAccountRow } from './tables/internal-accounts.js';
 
 /** Inserts the rows the platform lacks; the unique (platform, type, currency) makes concurrent callers agree. */
 export async function insertPlatformAccountsIfAbsent(db: Executor, rows: readonly PlatformInternalAccountRow[]): Promise<void> {
@@ -27,7 +27,7 @@ export async function findPlatformAccount(db: Executor, platformId: string, id: 
 export async function appendPlatformEntries(
   db: Executor,
   accountId: string,
-  entries: readonly PlatformLedgerEntryRow[],
+  entries: readonly LedgerEntryRow[],
   delta: { available: number; total: number },
   now: number,
 ): Promise<PlatformInternalAccountRow> {
@@ -37,10 +37,6 @@ export async function appendPlatformEntries(
     .where('id', '=', accountId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  if (entries.length > 0) await db.insertInto('platform_ledger_entries').values([...entries]).execute();
+  if (entries.length > 0) await db.insertInto('ledger_entries').values([...entries]).execute();
   return account;
-}
-
-export async function platformEntriesOf(db: Executor, accountId: string): Promise<PlatformLedgerEntryRow[]> {
-  return db.selectFrom('platform_ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
 }

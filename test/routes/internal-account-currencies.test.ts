@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { entriesOf } from '../../src/store/accounts-repo.js';
-import { platformEntriesOf } from '../../src/store/platform-accounts-repo.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
 
@@ -101,7 +100,7 @@ describeEachEngine('internal accounts per currency', (t) => {
       expect(funded.customerId).toBeUndefined();
       await ok(await caller.req('POST', `/sandbox/internal-accounts/${eur.id}/fund`, { amount: 25 }), 'fund again');
       const after = (await ok<{ data: Account[] }>(await caller.req('GET', '/platform/internal-accounts?currency=EUR'), 'after')).data[0]!;
-      const sum = (await platformEntriesOf(t.services.store.db, eur.id)).reduce((s, e) => s + Number(e.amount), 0);
+      const sum = (await entriesOf(t.services.store.db, eur.id)).reduce((s, e) => s + Number(e.amount), 0);
       expect([after.balance.amount, after.totalBalance.amount, sum]).toEqual([50_025, 50_025, 50_025]);
       const other = await t.newCaller();
       const foreign = await other.req('POST', `/sandbox/internal-accounts/${eur.id}/fund`, { amount: 1 });

@@ -39,5 +39,10 @@ describeOnNewDatabase('migration 026: an account per currency', (t) => {
     const sums = await store.db.selectFrom('ledger_entries').select(['account_id']).select((eb) => eb.fn.sum<number>('amount').as('sum')).groupBy('account_id').execute();
     expect(sums.map((s) => [s.account_id, Number(s.sum)])).toEqual([[`InternalAccount:${UUID(1)}`, 700]]);
     expect(await store.db.selectFrom('platform_internal_accounts').selectAll().execute()).toEqual([]);
+    // The ledger kept every entry and its index, and takes a platform account's entries now.
+    expect((await store.db.selectFrom('ledger_entries').select('id').orderBy('id').execute()).map((e) => e.id)).toEqual(['LedgerEntry:a', 'LedgerEntry:b']);
+    await db.insertInto('platform_internal_accounts').values({ id: 'InternalAccount:pa', platform_id: 'Platform:p', type: 'INTERNAL_FIAT', status: 'ACTIVE', currency: 'EUR', available_balance: 0, total_balance: 0, created_at: 1, updated_at: 1 }).execute();
+    await db.insertInto('ledger_entries').values({ id: 'LedgerEntry:c', platform_id: 'Platform:p', account_id: 'InternalAccount:pa', kind: 'FUNDING', amount: 5, card_transaction_id: null, card_operation_id: null, created_at: 3 }).execute();
+    await expect(db.insertInto('ledger_entries').values({ id: 'LedgerEntry:d', platform_id: 'Platform:none', account_id: 'InternalAccount:pa', kind: 'FUNDING', amount: 5, card_transaction_id: null, card_operation_id: null, created_at: 3 }).execute()).rejects.toThrow();
   });
 });

@@ -31,7 +31,7 @@ export function renderPlatformAccount(row: PlatformInternalAccountRow): Internal
 export async function fundPlatformAccount(uow: UnitOfWork, platformId: string, accountId: string, amount: number, now: number): Promise<InternalAccount | undefined> {
   if (!(await findPlatformAccount(uow.db, platformId, accountId))) return undefined;
   const movements: Movement[] = [{ kind: 'FUNDING', amount }];
-  const entries = movements.map((m) => ({ id: newId('LedgerEntry'), platform_id: platformId, account_id: accountId, kind: m.kind, amount: m.amount, created_at: now }));
+  const entries = movements.map((m) => ({ id: newId('LedgerEntry'), platform_id: platformId, account_id: accountId, kind: m.kind, amount: m.amount, card_transaction_id: null, card_operation_id: null, created_at: now }));
   const account = renderPlatformAccount(await appendPlatformEntries(uow.db, accountId, entries, balanceDelta(movements), now));
   await recordWebhookEvent(uow, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
   return account;

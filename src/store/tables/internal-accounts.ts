@@ -26,6 +26,7 @@ export interface InternalAccountRow {
 export interface LedgerEntryRow {
   id: string;
   platform_id: string;
+  /** A customer's internal account or one of the platform's own (migration 026). */
   account_id: string;
   kind: string;
   amount: number;
@@ -38,12 +39,8 @@ export interface LedgerEntryRow {
 /** One of the platform's own accounts (no customer): one per type and currency (migration 026). */
 export type PlatformInternalAccountRow = Omit<InternalAccountRow, 'customer_id' | 'list_position'>;
 
-/** An entry of a platform account's ledger: a LedgerEntryRow without card references. */
-export type PlatformLedgerEntryRow = Omit<LedgerEntryRow, 'card_transaction_id' | 'card_operation_id'>;
-
 export interface InternalAccountTables {
   internal_accounts: InternalAccountRow;
   platform_internal_accounts: PlatformInternalAccountRow;
-  platform_ledger_entries: PlatformLedgerEntryRow;
   ledger_entries: LedgerEntryRow;
 }
