@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { entriesOf } from '../../src/store/accounts-repo.js';
+import { startWorker } from '../../src/jobs/index.js';
 import { expectErrorObject } from '../helpers/error-object.js';
+import { HoldingReceiver } from '../helpers/holding-receiver.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
 
 interface Account {
@@ -105,6 +107,32 @@ describeEachEngine('internal accounts per currency', (t) => {
       const other = await t.newCaller();
       const foreign = await other.req('POST', `/sandbox/internal-accounts/${eur.id}/fund`, { amount: 1 });
       expect(expectErrorObject(foreign, 'error')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
+    });
+
+    it('funding a platform account and a customer’s EUR account sends INTERNAL_ACCOUNT.BALANCE_UPDATED for each, verified', { timeout: 60_000 }, async () => {
+      const owner = await t.newCaller();
+      const receiver = await new HoldingReceiver().start();
+      receiver.holding = false;
+      const worker = startWorker(t.services, t.app.log);
+      try {
+        receiver.trust((await ok(await owner.req('PATCH', '/config', { webhookEndpoint: receiver.url, supportedCurrencies: ['USD', 'EUR'].map(currency) }), 'config')) as never);
+        const platformEur = (await ok<{ data: Account[] }>(await owner.req('GET', '/platform/internal-accounts?currency=EUR'), 'platform')).data[0]!;
+        const customer = await ok(await owner.req('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Hooked', currencies: ['EUR'] }), 'create');
+        const customerEur = (await accountsOf(owner, customer.id, '&currency=EUR'))[0]!;
+        await ok(await owner.req('POST', `/sandbox/internal-accounts/${platformEur.id}/fund`, { amount: 900 }), 'fund platform');
+        await ok(await owner.req('POST', `/sandbox/internal-accounts/${customerEur.id}/fund`, { amount: 400 }), 'fund customer');
+        const events = () => receiver.verified.filter((d) => d.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED');
+        await receiver.waitFor('two balance events', () => events().length >= 2);
+        expect(receiver.unverified).toBe(0);
+        const seen = events().map((d) => d.body.data as Account).map((a) => [a.id, a.customerId ?? null, a.balance.amount, a.balance.currency.code, a.fundingPaymentInstructions[0]!.isPlatformAccount]);
+        expect(seen.sort()).toEqual([
+          [platformEur.id, null, 900, 'EUR', true],
+          [customerEur.id, customer.id, 400, 'EUR', false],
+        ].sort());
+      } finally {
+        await worker.stop();
+        await receiver.stop();
+      }
     });
 
     it('opens no duplicates when many requests race to open them', async () => {
