@@ -148,6 +148,11 @@ export class CustomerService {
     return Date.now();
   }
 
+  /** The currencies the customer holds accounts in; the platform's configuration is read only when it lists some. */
+  private async accountCurrencies(uow: UnitOfWork, platformId: string, currencies: string[] | undefined): Promise<string[]> {
+    return accountCurrencies(currencies, currencies?.length ? await supportedCurrencyCodes(uow.db, platformId) : []);
+  }
+
   /**
    * A sandbox individual's kycStatus is decided at creation by its fullName (kyc.ts), with its
    * CUSTOMER.KYC_* webhook; a business starts UNVERIFIED (POST /verifications decides it).
@@ -159,7 +164,7 @@ export class CustomerService {
     await this.store.transaction(async (uow) => {
       const clash = await repo.insertCustomer(uow, row);
       if (clash) throw new ConflictError(clash, clashMessage(clash));
-      await openAccounts(uow, platformId, row.id, accountCurrencies(input.currencies, await supportedCurrencyCodes(uow.db, platformId)), row.created_at);
+      await openAccounts(uow, platformId, row.id, await this.accountCurrencies(uow, platformId, input.currencies), row.created_at);
       await recordKycWebhook(uow, row, row.created_at);
     }, within);
     return renderCustomer(row);
@@ -197,7 +202,7 @@ export class CustomerService {
         throw clash ? new ConflictError(clash, clashMessage(clash)) : err;
       }
       // A new currency opens its account; a dropped one keeps its account (and any balance).
-      if (patch.currencies !== undefined) await openAccounts(uow, platformId, id, accountCurrencies(patch.currencies, await supportedCurrencyCodes(uow.db, platformId)), next.updated_at);
+      if (patch.currencies !== undefined) await openAccounts(uow, platformId, id, await this.accountCurrencies(uow, platformId, patch.currencies), next.updated_at);
       return renderCustomer({ ...row, ...next });
     }, within);
   }
