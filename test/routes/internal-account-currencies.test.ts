@@ -154,6 +154,12 @@ describeEachEngine('internal accounts per currency', (t) => {
       const mine = (await ok<{ data: Account[] }>(await caller.req('GET', '/platform/internal-accounts'), 'mine')).data.map((a) => a.id);
       const theirs = (await ok<{ data: Account[] }>(await other.req('GET', '/platform/internal-accounts'), 'theirs')).data.map((a) => a.id);
       expect(mine.filter((id) => theirs.includes(id))).toEqual([]);
+      // The production environment of the same platform has accounts of its own; the sandbox's are unknown to it.
+      const production = await t.newCaller('production', caller);
+      const prod = (await ok<{ data: Account[] }>(await production.req('GET', '/platform/internal-accounts'), 'production')).data.map((a) => a.id);
+      expect(prod).toHaveLength(1);
+      expect(mine.includes(prod[0]!)).toBe(false);
+      expect(expectErrorObject(await caller.req('POST', `/sandbox/internal-accounts/${prod[0]}/fund`, { amount: 1 }), 'error')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
       expect(expectErrorObject(await caller.req('GET', '/platform/internal-accounts?customerId=x'), 'error')).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
       expect(expectErrorObject(await caller.req('GET', '/platform/internal-accounts?type=SAVINGS'), 'error')).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
     });
