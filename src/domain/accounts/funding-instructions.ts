@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { bech32 } from 'bech32';
-import bs58 from 'bs58';
+import { base58, bech32 } from '@scure/base';
 
 /** How to pay into an internal account: the interface's PaymentInstructions. */
 export interface PaymentInstructions {
@@ -69,7 +68,7 @@ export function pixCode(bytes: Buffer): string {
 /** Testnet P2WPKH address (bech32, 20-byte program). */
 export const bitcoinAddress = (bytes: Buffer): string => bech32.encode('tb', [0, ...bech32.toWords(bytes.subarray(0, 20))]);
 /** A Solana address: 32 bytes in base58. */
-export const solanaAddress = (bytes: Buffer): string => bs58.encode(bytes);
+export const solanaAddress = (bytes: Buffer): string => base58.encode(bytes);
 
 const reference = (bytes: Buffer) => `GRID${bytes.subarray(24, 30).toString('hex').toUpperCase()}`;
 const NOTE = 'Sandbox coordinates: nothing is paid here; POST /sandbox/internal-accounts/{accountId}/fund credits the account.';

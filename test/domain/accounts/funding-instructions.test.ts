@@ -1,5 +1,4 @@
-import { bech32 } from 'bech32';
-import bs58 from 'bs58';
+import { base58, bech32 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { fundingInstructionsOf } from '../../../src/domain/accounts/funding-instructions.js';
 
@@ -44,11 +43,11 @@ describe('sandbox funding instructions', () => {
   it('gives BTC a bech32 segwit address and USDC a 32-byte base58 Solana address', () => {
     const btc = infoOf(ids[0]!, 'BTC');
     expect(btc).toMatchObject({ accountType: 'BITCOIN_L1', network: 'BITCOIN' });
-    const decoded = bech32.decode(btc.address);
+    const decoded = bech32.decode(btc.address as `${string}1${string}`);
     expect([decoded.prefix, decoded.words[0], bech32.fromWords(decoded.words.slice(1)).length]).toEqual(['tb', 0, 20]);
     const usdc = infoOf(ids[0]!, 'USDC');
     expect(usdc).toMatchObject({ accountType: 'SOLANA_WALLET', assetType: 'USDC' });
-    expect(bs58.decode(usdc.address)).toHaveLength(32);
+    expect(base58.decode(usdc.address)).toHaveLength(32);
   });
 
   it('is the same for the same account and differs between accounts', () => {
