@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { base58, bech32 } from '@scure/base';
+import { composeIBAN } from 'ibantools';
 
 /** How to pay into an internal account: the interface's PaymentInstructions. */
 export interface PaymentInstructions {
@@ -20,12 +21,11 @@ export function abaRoutingNumber(bytes: Buffer): string {
   return first8 + String((10 - (sum % 10)) % 10);
 }
 
-/** German IBAN (8-digit bank code + 10-digit account), check digits by ISO 7064 mod 97-10. */
+/** German IBAN (8-digit bank code + 10-digit account); ibantools adds the mod 97 check digits. */
 export function germanIban(bytes: Buffer): string {
-  const bban = digitsOf(bytes, 18, 8);
-  const rearranged = `${bban}DE00`.replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
-  const check = 98 - Number(BigInt(rearranged) % 97n);
-  return `DE${String(check).padStart(2, '0')}${bban}`;
+  const iban = composeIBAN({ countryCode: 'DE', bban: digitsOf(bytes, 18, 8) });
+  if (!iban) throw new Error('a German BBAN of 18 digits always composes');
+  return iban;
 }
 
 /** CLABE: bank 646, plaza and account digits, check digit by the 3-7-1 weights mod 10. */
