@@ -18,6 +18,7 @@ import { OwnershipVerification } from './domain/external-accounts/ownership-veri
 import { DocumentService } from './domain/documents/documents.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
+import { PlatformAccountService } from './domain/accounts/platform-accounts.js';
 import { KycService } from './domain/customers/kyc.js';
 import { KycLinks } from './domain/customers/kyc-links.js';
 import { Cursors } from './domain/shared/pagination.js';
@@ -59,6 +60,8 @@ export interface Services {
   externalAccounts: ExternalAccountService;
   /** Ownership challenges of self-custody wallet external accounts. */
   ownershipVerification: OwnershipVerification;
+  /** The platform's own internal accounts (GET /platform/internal-accounts). */
+  platformAccounts: PlatformAccountService;
   platformConfig: PlatformConfigService;
   webhookEvents: WebhookEventLog;
   webhookResends: WebhookResends;
@@ -106,6 +109,7 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     internalAccounts: new InternalAccountService(store, cursors),
     externalAccounts: new ExternalAccountService(store, cursors, config.sandboxExternalAccountReviewDelayMs),
     ownershipVerification: new OwnershipVerification(store, config.sandboxExternalAccountReviewDelayMs),
+    platformAccounts: new PlatformAccountService(store),
     platformConfig,
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     webhookResends: new WebhookResends(store, platformConfig),

@@ -65,7 +65,7 @@ export const WEBHOOKS = {
   'internal-account-status': delivery(
     'internalAccountStatusWebhook',
     'Internal account balance changed',
-    'INTERNAL_ACCOUNT.BALANCE_UPDATED: one event per change of an account\'s balances (a funding, or a landed card operation that moved it), in the same transaction as the change, with the account after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    'INTERNAL_ACCOUNT.BALANCE_UPDATED: one event per change of an account\'s balances (a funding, or a landed card operation that moved it), in the same transaction as the change, with the account after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE). INTERNAL_ACCOUNT.STATUS_UPDATED is never sent: accounts are ACTIVE from their creation and nothing here changes their status.',
     InternalAccountWebhookSchema,
   ),
   'card-state-change': delivery(

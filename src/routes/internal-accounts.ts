@@ -1,9 +1,16 @@
 import { errorResponses, pageSchema } from '../schemas/common.js';
-import { AccountIdParamSchema, FundInternalAccountBody, InternalAccountSchema, ListInternalAccountsQuery } from '../schemas/internal-accounts.js';
+import {
+  AccountIdParamSchema,
+  FundInternalAccountBody,
+  InternalAccountSchema,
+  ListInternalAccountsQuery,
+  ListPlatformInternalAccountsQuery,
+  PlatformInternalAccountListSchema,
+} from '../schemas/internal-accounts.js';
 import type { RouteModule } from './types.js';
 import { requestUnitOfWork } from '../http/idempotency.js';
 
-export const internalAccountRoutes: RouteModule = (app, { internalAccounts }) => {
+export const internalAccountRoutes: RouteModule = (app, { internalAccounts, platformAccounts }) => {
   app.get(
     '/customers/internal-accounts',
     {
@@ -12,7 +19,8 @@ export const internalAccountRoutes: RouteModule = (app, { internalAccounts }) =>
         tags: ['Internal Accounts'],
         summary: 'List customer internal accounts',
         description:
-          'Every customer gets a USD INTERNAL_FIAT account, ACTIVE, when it is created. Filters combine; an unknown customerId matches nothing. ' +
+          'Every customer has a USD INTERNAL_FIAT account, and one account per currency of its `currencies` that the platform supports (GET /config), ' +
+          'opened when the customer is created or its currencies change (never closed). Filters combine; an unknown customerId matches nothing. ' +
           'Oldest first, keyset-paginated like every list.',
         querystring: ListInternalAccountsQuery,
         response: { 200: pageSchema(InternalAccountSchema, 'A page of internal accounts'), ...errorResponses(400) },
@@ -22,6 +30,23 @@ export const internalAccountRoutes: RouteModule = (app, { internalAccounts }) =>
       const { limit, cursor, customerId, currency, type } = request.query;
       return internalAccounts.list(request.principal.platformId, limit ?? 20, cursor, { customerId, currency, type });
     },
+  );
+
+  app.get(
+    '/platform/internal-accounts',
+    {
+      config: { permission: 'VIEW' },
+      schema: {
+        tags: ['Internal Accounts'],
+        summary: 'List platform internal accounts',
+        description:
+          "The platform's own accounts, no customerId: one per currency of its supportedCurrencies (USD always), opened when first listed after the currency is configured " +
+          'and kept if it is removed. Filters combine. Oldest first, not paginated.',
+        querystring: ListPlatformInternalAccountsQuery,
+        response: { 200: PlatformInternalAccountListSchema, ...errorResponses(400) },
+      },
+    },
+    async (request) => platformAccounts.list(request.principal.platformId, { currency: request.query.currency, type: request.query.type }),
   );
 };
 

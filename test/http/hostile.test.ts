@@ -510,6 +510,7 @@ function templatesFor(
     'DELETE /customers/:id': { method: 'DELETE', path: `${BASE}/customers/:id`, id: ids.deletable },
     'GET /customers/end-user-terms': { method: 'GET', path: `${BASE}/customers/end-user-terms` },
     'GET /customers/internal-accounts': { method: 'GET', path: `${BASE}/customers/internal-accounts`, query: { customerId: ids.customer, currency: 'USD', type: 'INTERNAL_FIAT' } },
+    'GET /platform/internal-accounts': { method: 'GET', path: `${BASE}/platform/internal-accounts`, query: { currency: 'USD', type: 'INTERNAL_FIAT' } },
     'POST /sandbox/internal-accounts/:accountId/fund': { method: 'POST', path: `${BASE}/sandbox/internal-accounts/:id/fund`, id: ids.account, body: { amount: 100 } },
     'POST /beneficial-owners': { method: 'POST', path: `${BASE}/beneficial-owners`, body: body.owner },
     'GET /beneficial-owners': { method: 'GET', path: `${BASE}/beneficial-owners`, query: { customerId: ids.customer, limit: '2' } },

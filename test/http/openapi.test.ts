@@ -351,6 +351,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'PATCH /customers/{id}': { id: customer, body: () => ({ customerType: 'BUSINESS', businessInfo: { doingBusinessAs: 'Acme' } }) },
     'DELETE /customers/{id}': { id: toDelete },
     'GET /customers/internal-accounts': { query: `customerId=${customer}&currency=USD&type=INTERNAL_FIAT` },
+    'GET /platform/internal-accounts': { query: 'currency=USD&type=INTERNAL_FIAT' },
     'POST /sandbox/internal-accounts/{accountId}/fund': { id: account, body: () => ({ amount: 100 }) },
     'POST /beneficial-owners': { body: () => ownerInput(customer) },
     'GET /beneficial-owners': { query: `customerId=${customer}` },

@@ -72,7 +72,13 @@ describeEachEngine('internal accounts', (t) => {
         status: 'ACTIVE',
         balance: { amount: 0, currency: { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 } },
         totalBalance: { amount: 0, currency: { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 } },
-        fundingPaymentInstructions: [],
+        fundingPaymentInstructions: [
+          {
+            instructionsNotes: expect.any(String),
+            isPlatformAccount: false,
+            accountOrWalletInfo: { accountType: 'USD_ACCOUNT', accountNumber: expect.stringMatching(/^\d{12}$/), routingNumber: expect.stringMatching(/^\d{9}$/), bankName: expect.any(String), paymentRails: ['ACH', 'WIRE'], reference: expect.any(String) },
+          },
+        ],
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
@@ -359,7 +365,7 @@ describeEachEngine('internal accounts', (t) => {
       ]);
       for (const d of balanceEvents()) {
         expect(Object.keys(d.body).sort()).toEqual(['data', 'id', 'timestamp', 'type']);
-        expect(d.body.data).toMatchObject({ customerId: card.customerId, type: 'INTERNAL_FIAT', status: 'ACTIVE', fundingPaymentInstructions: [] });
+        expect(d.body.data).toMatchObject({ customerId: card.customerId, type: 'INTERNAL_FIAT', status: 'ACTIVE', fundingPaymentInstructions: [{ isPlatformAccount: false, accountOrWalletInfo: { accountType: 'USD_ACCOUNT' } }] });
       }
       const logged = (await caller.req('GET', '/webhook-events?type=INTERNAL_ACCOUNT.BALANCE_UPDATED')).json();
       expect(logged.totalCount).toBe(2);

@@ -3,32 +3,18 @@ import { findCustomer } from '../../store/customers-repo.js';
 import type { Store } from '../../store/store.js';
 import type { InternalAccountRow, LedgerEntryRow } from '../../store/tables/internal-accounts.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
-import { currencyOf, type CurrencyAmount } from '../cards/render.js';
+import { BALANCE_UPDATED_EVENT, type AccountListFilter, type InternalAccount } from './account.js';
+import { currencyOf } from '../shared/currencies.js';
+import { accountTypeOf, BASE_CURRENCY, openAccounts } from './account-currencies.js';
+import { fundingInstructionsOf } from './funding-instructions.js';
+import { fundPlatformAccount } from './platform-accounts.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { balanceDelta, type Movement } from './ledger.js';
 import type { Cursors, Page } from '../shared/pagination.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
-export const INTERNAL_ACCOUNT_TYPES = ['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET'] as const;
-export const INTERNAL_ACCOUNT_STATUSES = ['PENDING', 'ACTIVE', 'CLOSED', 'FROZEN', 'FAILED'] as const;
-export const BALANCE_UPDATED_EVENT = 'INTERNAL_ACCOUNT.BALANCE_UPDATED';
-/** The account every customer gets with its creation. */
-export const DEFAULT_ACCOUNT = { type: 'INTERNAL_FIAT', currency: 'USD' } as const;
-
-export interface InternalAccount {
-  id: string;
-  customerId: string;
-  type: (typeof INTERNAL_ACCOUNT_TYPES)[number];
-  status: (typeof INTERNAL_ACCOUNT_STATUSES)[number];
-  /** Available to spend: open holds deducted. */
-  balance: CurrencyAmount;
-  /** Including held funds. */
-  totalBalance: CurrencyAmount;
-  fundingPaymentInstructions: never[];
-  createdAt: string;
-  updatedAt: string;
-}
+export { BALANCE_UPDATED_EVENT, INTERNAL_ACCOUNT_STATUSES, INTERNAL_ACCOUNT_TYPES, type AccountListFilter, type InternalAccount } from './account.js';
 
 export function renderAccount(row: InternalAccountRow): InternalAccount {
   const currency = currencyOf(row.currency);
@@ -39,37 +25,22 @@ export function renderAccount(row: InternalAccountRow): InternalAccount {
     status: row.status as InternalAccount['status'],
     balance: { amount: Number(row.available_balance), currency },
     totalBalance: { amount: Number(row.total_balance), currency },
-    fundingPaymentInstructions: [],
+    fundingPaymentInstructions: fundingInstructionsOf(row.id, row.currency, false),
     createdAt: new Date(Number(row.created_at)).toISOString(),
     updatedAt: new Date(Number(row.updated_at)).toISOString(),
   };
 }
 
-/** Opens the customer's USD account in the caller's unit of work (nothing if it has one). */
-export async function openDefaultAccount(uow: UnitOfWork, platformId: string, customerId: string, now: number): Promise<void> {
-  await repo.insertAccountIfAbsent(uow, {
-    id: newId('InternalAccount'),
-    platform_id: platformId,
-    customer_id: customerId,
-    type: DEFAULT_ACCOUNT.type,
-    status: 'ACTIVE',
-    currency: DEFAULT_ACCOUNT.currency,
-    available_balance: 0,
-    total_balance: 0,
-    created_at: now,
-    updated_at: now,
-  });
-}
-
 /**
- * The customer's fiat account in a currency, opened now if it has none: customers written straight
- * to the store (the seed) get theirs when first needed.
+ * The customer's account in a currency, opened now if it has none: customers written straight to
+ * the store (the seed) get theirs when first needed.
  */
 export async function accountOf(uow: UnitOfWork, platformId: string, customerId: string, currency: string, now = Date.now()): Promise<InternalAccountRow> {
-  const found = await repo.findAccountOf(uow.db, customerId, DEFAULT_ACCOUNT.type, currency);
+  const type = accountTypeOf(currency);
+  const found = await repo.findAccountOf(uow.db, customerId, type, currency);
   if (found) return found;
-  await openDefaultAccount(uow, platformId, customerId, now);
-  const opened = await repo.findAccountOf(uow.db, customerId, DEFAULT_ACCOUNT.type, currency);
+  await openAccounts(uow, platformId, customerId, [currency], now);
+  const opened = await repo.findAccountOf(uow.db, customerId, type, currency);
   if (!opened) throw new Error(`internal account of ${customerId} in ${currency} could not be opened`);
   return opened;
 }
@@ -128,12 +99,6 @@ export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now
   return after;
 }
 
-export interface AccountListFilter {
-  customerId?: string | undefined;
-  currency?: string | undefined;
-  type?: InternalAccount['type'] | undefined;
-}
-
 export class InternalAccountService {
   constructor(private readonly store: Store, private readonly cursors: Cursors) {}
 
@@ -148,16 +113,24 @@ export class InternalAccountService {
   /** Sandbox: credits the account (a FUNDING entry) and answers it. `within`: the request's unit of work, when it has one (an Idempotency-Key). */
   async fund(platformId: string, accountId: string, amount: number, within?: UnitOfWork): Promise<InternalAccount> {
     return this.store.transaction(async (uow) => {
+      const now = this.now();
       const row = await repo.findAccount(uow.db, platformId, accountId);
-      if (!row) throw new NotFoundError('InternalAccount', accountId);
-      return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] });
+      if (row) return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] }, now);
+      const platformAccount = await fundPlatformAccount(uow, platformId, accountId, amount, now);
+      if (!platformAccount) throw new NotFoundError('InternalAccount', accountId);
+      return platformAccount;
     }, within);
+  }
+
+  /** Every timestamp this service writes (the sandbox clock replaces it). */
+  private now(): number {
+    return Date.now();
   }
 
   /** A customer made before accounts existed, or written straight to the store, gets its account when listed by it. */
   private async ensureDefaultAccount(platformId: string, customerId: string): Promise<void> {
-    if (await repo.findAccountOf(this.store.db, customerId, DEFAULT_ACCOUNT.type, DEFAULT_ACCOUNT.currency)) return;
+    if (await repo.findAccountOf(this.store.db, customerId, accountTypeOf(BASE_CURRENCY), BASE_CURRENCY)) return;
     const customer = await findCustomer(this.store.db, platformId, customerId);
-    if (customer) await this.store.transaction((uow) => openDefaultAccount(uow, platformId, customerId, Number(customer.created_at)));
+    if (customer) await this.store.transaction((uow) => openAccounts(uow, platformId, customerId, [BASE_CURRENCY], Number(customer.created_at)));
   }
 }

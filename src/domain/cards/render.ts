@@ -1,25 +1,13 @@
+import { currencyOf, type CurrencyAmount } from '../shared/currencies.js';
 import type { CardOperationRow, CardRow, CardTransactionRow } from '../../store/tables/cards.js';
 import type { CardState } from './card-lifecycle.js';
 import type { CardTransactionStatus, DeclineReason, Direction, Ledger, LedgerStatus, OpeningKind, OperationKind } from './card-transactions.js';
 import { summariesOf, type CardEventSummary, type CardPullSummary } from './card-summaries.js';
 
 /** What a platform sees of a card and its transactions, and the ledger columns of a transaction row. */
-export interface Currency {
-  code: string;
-  name: string;
-  symbol: string;
-  decimals: number;
-}
-
-const CURRENCIES: Record<string, Currency> = {
-  USD: { code: 'USD', name: 'United States Dollar', symbol: '$', decimals: 2 },
-};
+export { currencyOf, type Currency, type CurrencyAmount } from '../shared/currencies.js';
 /** Sandbox cards transact in one currency; real cards take theirs from the funding sources. */
 export const CARD_CURRENCY = 'USD';
-
-export function currencyOf(code: string): Currency {
-  return CURRENCIES[code] ?? { code, name: code, symbol: code, decimals: 2 };
-}
 
 export interface Card {
   id: string;
@@ -40,10 +28,6 @@ export interface Card {
   updatedAt: string;
 }
 
-export interface CurrencyAmount {
-  amount: number;
-  currency: Currency;
-}
 
 export interface CardOperation {
   id: string;

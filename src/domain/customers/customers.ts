@@ -7,7 +7,7 @@ import type { Address } from './beneficial-owners.js';
 import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
 import { ConflictError, DeletedError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { openDefaultAccount } from '../accounts/internal-accounts.js';
+import { accountCurrencies, openAccounts, supportedCurrencyCodes } from '../accounts/account-currencies.js';
 import { kycStatusAtCreation, recordKycWebhook } from './kyc.js';
 import { contactVerificationAtCreation, contactVerificationAfterChange } from './contact-verification.js';
 import { renderCustomer, type Customer } from './render.js';
@@ -151,6 +151,11 @@ export class CustomerService {
     return Date.now();
   }
 
+  /** The currencies the customer holds accounts in; the platform's configuration is read only when it lists some. */
+  private async accountCurrencies(uow: UnitOfWork, platformId: string, currencies: string[] | undefined): Promise<string[]> {
+    return accountCurrencies(currencies, currencies?.length ? await supportedCurrencyCodes(uow.db, platformId) : []);
+  }
+
   /**
    * A sandbox individual's kycStatus is decided at creation by its fullName (kyc.ts), with its
    * CUSTOMER.KYC_* webhook; a business starts UNVERIFIED (POST /verifications decides it).
@@ -162,7 +167,7 @@ export class CustomerService {
     await this.store.transaction(async (uow) => {
       const clash = await repo.insertCustomer(uow, row);
       if (clash) throw new ConflictError(clash, clashMessage(clash));
-      await openDefaultAccount(uow, platformId, row.id, row.created_at);
+      await openAccounts(uow, platformId, row.id, await this.accountCurrencies(uow, platformId, input.currencies), row.created_at);
       await recordKycWebhook(uow, row, row.created_at);
     }, within);
     return renderCustomer(row);
@@ -201,6 +206,8 @@ export class CustomerService {
         const clash = repo.customerClashOf(err);
         throw clash ? new ConflictError(clash, clashMessage(clash)) : err;
       }
+      // A new currency opens its account; a dropped one keeps its account (and any balance).
+      if (patch.currencies !== undefined) await openAccounts(uow, platformId, id, await this.accountCurrencies(uow, platformId, patch.currencies), next.updated_at);
       return renderCustomer({ ...row, ...next });
     }, within);
   }

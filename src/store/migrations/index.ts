@@ -22,6 +22,7 @@ import { m023RequestLogs } from './023-request-logs.js';
 import { m022ExternalAccounts } from './022-external-accounts.js';
 import { m021Documents } from './021-documents.js';
 import { m025OnboardingLinks } from './025-onboarding-links.js';
+import { m026InternalAccountsCurrencies } from './026-internal-accounts-currencies.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '022_external_accounts': m022ExternalAccounts,
   '021_documents': m021Documents,
   '025_onboarding_links': m025OnboardingLinks,
+  '026_internal_accounts_currencies': m026InternalAccountsCurrencies,
 };

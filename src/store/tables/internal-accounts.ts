@@ -26,6 +26,7 @@ export interface InternalAccountRow {
 export interface LedgerEntryRow {
   id: string;
   platform_id: string;
+  /** A customer's internal account or one of the platform's own (migration 026). */
   account_id: string;
   kind: string;
   amount: number;
@@ -35,7 +36,11 @@ export interface LedgerEntryRow {
   created_at: number;
 }
 
+/** One of the platform's own accounts (no customer): one per type and currency (migration 026). */
+export type PlatformInternalAccountRow = Omit<InternalAccountRow, 'customer_id' | 'list_position'>;
+
 export interface InternalAccountTables {
   internal_accounts: InternalAccountRow;
+  platform_internal_accounts: PlatformInternalAccountRow;
   ledger_entries: LedgerEntryRow;
 }

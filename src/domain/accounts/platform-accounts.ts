@@ -1,0 +1,74 @@
+import { appendPlatformEntries, findPlatformAccount, insertPlatformAccountsIfAbsent, listPlatformAccounts } from '../../store/platform-accounts-repo.js';
+import type { Store } from '../../store/store.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
+import type { PlatformInternalAccountRow } from '../../store/tables/internal-accounts.js';
+import { currencyOf } from '../shared/currencies.js';
+import { newId } from '../shared/ids.js';
+import { accountCurrencies, accountTypeOf, supportedCurrencyCodes } from './account-currencies.js';
+import { fundingInstructionsOf } from './funding-instructions.js';
+import { BALANCE_UPDATED_EVENT, type InternalAccount, type AccountListFilter } from './account.js';
+import { balanceDelta, type Movement } from './ledger.js';
+
+export function renderPlatformAccount(row: PlatformInternalAccountRow): InternalAccount {
+  const currency = currencyOf(row.currency);
+  return {
+    id: row.id,
+    type: row.type as InternalAccount['type'],
+    status: row.status as InternalAccount['status'],
+    balance: { amount: Number(row.available_balance), currency },
+    totalBalance: { amount: Number(row.total_balance), currency },
+    fundingPaymentInstructions: fundingInstructionsOf(row.id, row.currency, true),
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+    updatedAt: new Date(Number(row.updated_at)).toISOString(),
+  };
+}
+
+/**
+ * Credits one of the platform's own accounts in the caller's unit of work, with its ledger entry and
+ * INTERNAL_ACCOUNT.BALANCE_UPDATED event; undefined when the platform has no such account.
+ */
+export async function fundPlatformAccount(uow: UnitOfWork, platformId: string, accountId: string, amount: number, now: number): Promise<InternalAccount | undefined> {
+  if (!(await findPlatformAccount(uow.db, platformId, accountId))) return undefined;
+  const movements: Movement[] = [{ kind: 'FUNDING', amount }];
+  const entries = movements.map((m) => ({ id: newId('LedgerEntry'), platform_id: platformId, account_id: accountId, kind: m.kind, amount: m.amount, card_transaction_id: null, card_operation_id: null, created_at: now }));
+  const account = renderPlatformAccount(await appendPlatformEntries(uow.db, accountId, entries, balanceDelta(movements), now));
+  await recordWebhookEvent(uow, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
+  return account;
+}
+
+/**
+ * The platform's own accounts: one per currency of its supportedCurrencies (USD always), opened
+ * when first listed after the currency was configured; a currency removed later keeps its account.
+ */
+export class PlatformAccountService {
+  constructor(private readonly store: Store) {}
+
+  /** Every timestamp this service writes (the sandbox clock replaces it). */
+  private now(): number {
+    return Date.now();
+  }
+
+  async list(platformId: string, filter: Omit<AccountListFilter, 'customerId'>): Promise<{ data: InternalAccount[] }> {
+    const supported = await supportedCurrencyCodes(this.store.db, platformId);
+    const wanted = accountCurrencies(supported, supported);
+    const have = new Set((await listPlatformAccounts(this.store.db, platformId, {})).map((r) => r.currency));
+    const missing = wanted.filter((c) => !have.has(c));
+    if (missing.length > 0) {
+      const now = this.now();
+      const rows = missing.map((currency) => ({
+        id: newId('InternalAccount'),
+        platform_id: platformId,
+        type: accountTypeOf(currency),
+        status: 'ACTIVE',
+        currency,
+        available_balance: 0,
+        total_balance: 0,
+        created_at: now,
+        updated_at: now,
+      }));
+      await this.store.transaction((uow) => insertPlatformAccountsIfAbsent(uow.db, rows));
+    }
+    return { data: (await listPlatformAccounts(this.store.db, platformId, filter)).map(renderPlatformAccount) };
+  }
+}
