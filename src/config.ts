@@ -78,6 +78,8 @@ const SETTINGS = {
   rateLimitPerToken: env('RATE_LIMIT_PER_TOKEN', Type.Integer({ default: 0, minimum: 0 })),
   rateLimitWindowMs: env('RATE_LIMIT_WINDOW_MS', Type.Integer({ default: 60_000, minimum: 1_000 })),
   // Sandbox: how long the pull of an authorization whose descriptor ends in 005 stays pending (Grid: about 30 s).
+  // Sandbox: how long after it was authorized (on the platform's clock) a fully open authorization expires by itself; a platform may set its own.
+  sandboxAuthorizationTtlMs: env('SANDBOX_AUTHORIZATION_TTL_MS', Type.Integer({ default: 604_800_000, minimum: 60_000, maximum: 63_072_000_000 })),
   sandboxDelayedPullMs: env('SANDBOX_DELAYED_PULL_MS', Type.Integer({ default: 30_000, minimum: 0 })),
   // Bytes of owner pages one process keeps to answer again after a version check; 0 keeps none.
   ownerPageCacheBytes: env('OWNER_PAGE_CACHE_BYTES', Type.Integer({ default: 33_554_432, minimum: 0, maximum: 4_294_967_296 })),

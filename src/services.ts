@@ -12,6 +12,8 @@ import { InternalAccountService } from './domain/accounts/internal-accounts.js';
 import { KycService } from './domain/customers/kyc.js';
 import { Cursors } from './domain/shared/pagination.js';
 import { PlatformConfigService } from './domain/platform/platform-config.js';
+import { CLOCK_CHANNEL, PlatformClock } from './domain/platform/platform-clock.js';
+import { SandboxClockService } from './domain/platform/sandbox-clock.js';
 import { TokenService } from './domain/platform/tokens.js';
 import { WebhookEventLog } from './domain/webhooks/webhook-event-log.js';
 import { WebhookTargetPolicy } from './domain/webhooks/webhook-targets.js';
@@ -31,6 +33,10 @@ export interface Services {
   cardSimulations: CardSimulations;
   internalAccounts: InternalAccountService;
   platformConfig: PlatformConfigService;
+  /** Each platform's time (the sandbox clock): `await clock.now(platformId)` for every timestamp written for a platform. */
+  clock: PlatformClock;
+  /** Reading and advancing the sandbox clock; expiring authorizations. */
+  sandboxClock: SandboxClockService;
   webhookEvents: WebhookEventLog;
   /** Idempotency-Key records: first answers kept for replay. */
   idempotencyKeys: IdempotencyKeys;
@@ -44,18 +50,23 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
   const wakeups = store.wakeups;
   if (wakeups) store.onJobsEnqueued(() => wakeups.notify(JOBS_WAKEUP_CHANNEL));
   const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config));
+  const clock = new PlatformClock(store);
+  // Another process advanced a clock: offsets are read again on next use.
+  wakeups?.listen(CLOCK_CHANNEL, () => clock.forget());
   return {
     config,
     store,
     cursors,
     tokens: new TokenService(store, cursors),
-    customers: new CustomerService(store, cursors, config.sandboxKycApprovalDelayMs),
-    kyc: new KycService(store),
-    beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
-    cards: new CardService(store, cursors),
-    cardSimulations: new CardSimulations(store),
+    customers: new CustomerService(store, cursors, config.sandboxKycApprovalDelayMs, clock),
+    kyc: new KycService(store, clock),
+    beneficialOwners: new BeneficialOwnerService(store, cursors, clock, config.ownerPageCacheBytes),
+    cards: new CardService(store, cursors, clock),
+    cardSimulations: new CardSimulations(store, clock),
     internalAccounts: new InternalAccountService(store, cursors),
     platformConfig,
+    clock,
+    sandboxClock: new SandboxClockService(store, clock, config.sandboxAuthorizationTtlMs, config.workerEnabled || config.httpProcesses > 1),
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
     idempotencyKeys: new IdempotencyKeys(store),
     sendWebhook,

@@ -6,8 +6,9 @@ import type { JobHandler } from './types.js';
 export const kycAutoApprovalHandler: JobHandler = {
   kind: KYC_AUTO_APPROVAL_JOB,
   retryScheduleMs: () => INTERNAL_RETRY_SCHEDULE_MS,
-  async run(job) {
+  async run(job, services) {
     const payload = JSON.parse(job.payload) as KycAutoApprovalJob;
-    return { outcome: 'done', write: (uow) => landKycAutoApproval(uow, payload) };
+    const now = await services.clock.now(payload.platformId);
+    return { outcome: 'done', write: (uow) => landKycAutoApproval(uow, payload, now) };
   },
 };

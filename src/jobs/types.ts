@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { PlatformConfigService } from '../domain/platform/platform-config.js';
+import type { PlatformClock } from '../domain/platform/platform-clock.js';
 import type { SendWebhook } from '../domain/webhooks/webhook-sending.js';
 import type { Store } from '../store/store.js';
 import type { JobRow } from '../store/tables/jobs.js';
@@ -15,6 +16,8 @@ export interface JobServices {
   config: Config;
   store: Pick<Store, 'db' | 'read'>;
   platformConfig: Pick<PlatformConfigService, 'load'>;
+  /** Each platform's sandbox clock: what a landing stamps. */
+  clock: Pick<PlatformClock, 'now' | 'due'>;
   sendWebhook: SendWebhook;
 }
 

@@ -3,6 +3,7 @@ import { cardRoutes } from './cards.js';
 import { customerRoutes } from './customers.js';
 import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
 import { sandboxCardRoutes } from './sandbox-cards.js';
+import { sandboxClockRoutes } from './sandbox-clock.js';
 import { sandboxCustomerRoutes } from './sandbox-customers.js';
 import { tokenRoutes } from './tokens.js';
 import { transactionRoutes } from './transactions.js';
@@ -18,4 +19,4 @@ export const routeModules: RouteModule[] = [tokenRoutes, customerRoutes, benefic
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,
  * and documented, only when the server is not started with SERVICE_ENV=production.
  */
-export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes, sandboxInternalAccountRoutes, sandboxCustomerRoutes];
+export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes, sandboxInternalAccountRoutes, sandboxCustomerRoutes, sandboxClockRoutes];

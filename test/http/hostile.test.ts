@@ -451,6 +451,8 @@ function templatesFor(ids: { customer: string; deletable: string; account: strin
     'POST /sandbox/cards/:id/simulate/authorization_expiry': sim('authorization_expiry', { cardTransactionId: ids.transaction }),
     'POST /sandbox/cards/:id/simulate/return_reversal': sim('return_reversal', { cardTransactionId: ids.transaction }),
     'POST /sandbox/webhooks/test': { method: 'POST', path: `${BASE}/sandbox/webhooks/test` },
+    'GET /sandbox/clock': { method: 'GET', path: `${BASE}/sandbox/clock` },
+    'POST /sandbox/clock/advance': { method: 'POST', path: `${BASE}/sandbox/clock/advance`, body: { seconds: 60 } },
     'POST /tokens': { method: 'POST', path: `${BASE}/tokens`, body: { name: 'ci', permissions: ['VIEW'] } },
     'GET /tokens': { method: 'GET', path: `${BASE}/tokens`, query: { limit: '2', name: 'ci' } },
     'GET /tokens/:id': { method: 'GET', path: `${BASE}/tokens/:id`, id: ids.token },

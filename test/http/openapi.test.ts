@@ -294,6 +294,8 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'GET /transactions': { query: `cardId=${card}` },
     'GET /transactions/{id}': { id: open },
     'POST /sandbox/cards/{id}/simulate/authorization': { id: card, body: () => authorization },
+    'GET /sandbox/clock': {},
+    'POST /sandbox/clock/advance': { body: () => ({ seconds: 60 }) },
     'POST /sandbox/cards/{id}/simulate/clearing': { id: card, body: () => ({ cardTransactionId: open, amount: 1 }) },
     'POST /sandbox/cards/{id}/simulate/return': { id: card, body: () => ({ cardTransactionId: settled, amount: 1 }) },
     'POST /sandbox/cards/{id}/simulate/authorization_expiry': { id: card, body: async () => ({ cardTransactionId: await transaction() }) },

@@ -22,6 +22,7 @@ import { IneligibleFundingSourceError, KycNotApprovedError, lookupableId, NotFou
 import { newId } from '../shared/ids.js';
 import { instant, listScope, type Cursors, type Page } from '../shared/pagination.js';
 import type { Environment } from '../platform/tokens.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 export type { CardState } from './card-lifecycle.js';
@@ -77,6 +78,7 @@ export class CardService {
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
+    private readonly clock: PlatformClock,
   ) {}
 
   /**
@@ -92,7 +94,7 @@ export class CardService {
       const ineligible = await fundingSourceErrors(uow.db, platformId, holder.id, CARD_CURRENCY, input.fundingSources);
       if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       if (holder.kyc_status !== 'APPROVED') throw new KycNotApprovedError(holder.id, holder.kyc_status);
-      const now = Date.now();
+      const now = await this.clock.now(platformId);
       const id = newId('Card');
       const expiry = new Date(now);
       const row: CardRow = {
@@ -145,7 +147,7 @@ export class CardService {
         const ineligible = await fundingSourceErrors(uow.db, platformId, row.cardholder_id, row.currency, change.fundingSources);
         if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       }
-      const now = Date.now();
+      const now = await this.clock.now(platformId);
       const after: CardRow = {
         ...row,
         state,

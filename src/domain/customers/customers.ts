@@ -12,6 +12,7 @@ import { queueKycAutoApproval } from './kyc.js';
 import { renderCustomer, type Customer } from './render.js';
 import type { Cursors, Page } from '../shared/pagination.js';
 import type { Environment } from '../platform/tokens.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 
 export { CUSTOMER_TYPES, ENTITY_TYPES } from './customer-fields.js';
 export type { Customer } from './render.js';
@@ -143,6 +144,7 @@ export class CustomerService {
     private readonly cursors: Cursors,
     /** How long after its creation a sandbox customer's KYC/KYB is approved (SANDBOX_KYC_APPROVAL_DELAY_MS). */
     private readonly kycApprovalDelayMs: number,
+    private readonly clock: PlatformClock,
   ) {}
 
   /**
@@ -151,7 +153,7 @@ export class CustomerService {
    */
   async create(platformId: string, environment: Environment, input: NewCustomer, within?: UnitOfWork): Promise<Customer> {
     const umaDomain = input.umaAddress === undefined ? ((await findWebhookConfig((within ?? this.store).db, platformId))?.uma_domain ?? undefined) : undefined;
-    const row = newCustomerRow(platformId, input, Date.now(), umaDomain);
+    const row = newCustomerRow(platformId, input, await this.clock.now(platformId), umaDomain);
     await this.store.transaction(async (uow) => {
       const clash = await repo.insertCustomer(uow, row);
       if (clash) throw new ConflictError(clash, clashMessage(clash));
@@ -185,7 +187,7 @@ export class CustomerService {
       if (undescribed.length > 0) throw new ValidationError(undescribed);
       const umaAddress = patch.umaAddress?.toLowerCase() ?? row.uma_address;
       if (umaAddress !== row.uma_address && (await repo.activeClash(uow.db, platformId, id, { umaAddress }))) throw new ConflictError('umaAddress', clashMessage('umaAddress'));
-      const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: Date.now() };
+      const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: await this.clock.now(platformId) };
       try {
         await repo.updateCustomer(uow.db, platformId, id, next);
       } catch (err) {
@@ -202,7 +204,7 @@ export class CustomerService {
       const row = await repo.lockCustomer(uow, platformId, id);
       if (!row) throw new NotFoundError('Customer', id);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${id} has been deleted already`);
-      const now = Date.now();
+      const now = await this.clock.now(platformId);
       await repo.markCustomerDeleted(uow.db, platformId, id, now);
       return renderCustomer({ ...row, is_deleted: 1, updated_at: now });
     });

@@ -9,6 +9,7 @@ import { renderCustomer, type Customer } from './render.js';
 import { DeletedError, NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Environment } from '../platform/tokens.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 /** The job that approves a new sandbox customer's KYC/KYB once its delay has passed. */
@@ -50,7 +51,7 @@ async function changeStatus(uow: UnitOfWork, row: CustomerRow, status: KycStatus
 export async function queueKycAutoApproval(uow: UnitOfWork, environment: Environment, row: CustomerRow, delayMs: number): Promise<void> {
   if (environment !== 'sandbox' || !(await autoApprovalOn(uow.db, row.platform_id))) return;
   const payload: KycAutoApprovalJob = { platformId: row.platform_id, customerId: row.id };
-  await enqueueJob(uow, { id: newId('Job'), kind: KYC_AUTO_APPROVAL_JOB, payload, runAt: row.created_at + delayMs }, row.created_at);
+  await enqueueJob(uow, { id: newId('Job'), kind: KYC_AUTO_APPROVAL_JOB, payload, runAt: Date.now() + delayMs, platformId: row.platform_id, platformDueAt: row.created_at + delayMs }, row.created_at);
 }
 
 /**
@@ -67,7 +68,10 @@ export async function landKycAutoApproval(uow: UnitOfWork, job: KycAutoApprovalJ
 
 /** The sandbox's KYC/KYB decisions, made on request. */
 export class KycService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: PlatformClock,
+  ) {}
 
   /** Sets any status and sends its webhook (each call sends one, even when the status does not change). */
   async setStatus(platformId: string, customerId: string, status: KycStatus, within?: UnitOfWork): Promise<Customer> {
@@ -75,7 +79,7 @@ export class KycService {
       const row = await repo.lockCustomer(uow, platformId, customerId);
       if (!row) throw new NotFoundError('Customer', customerId);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${customerId} has been deleted`);
-      return changeStatus(uow, row, status, Date.now());
+      return changeStatus(uow, row, status, await this.clock.now(platformId));
     }, within);
   }
 }

@@ -15,6 +15,7 @@ import { m013CardDeclines } from './013-card-declines.js';
 import { m014JobQueue } from './014-job-queue.js';
 import { m015OwnerVersions } from './015-owner-versions.js';
 import { m016CardSpendLimits } from './016-card-spend-limits.js';
+import { m019SandboxClock } from './019-sandbox-clock.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '014_job_queue': m014JobQueue,
   '015_owner_versions': m015OwnerVersions,
   '016_card_spend_limits': m016CardSpendLimits,
+  '019_sandbox_clock': m019SandboxClock,
 };

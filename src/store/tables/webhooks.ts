@@ -20,6 +20,8 @@ export interface PlatformWebhookConfigRow {
   fee_configs: string | null;
   /** 1: a new sandbox customer's KYC/KYB is approved shortly after creation. Added by migration 012, default 1. */
   sandbox_kyc_auto_approval: number;
+  /** The platform's own SANDBOX_AUTHORIZATION_TTL in ms; null: the server's. Added by migration 019. */
+  sandbox_authorization_ttl_ms?: number | null;
   created_at: number;
   updated_at: number;
 }

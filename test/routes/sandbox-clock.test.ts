@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startWorker } from '../../src/jobs/index.js';
+import type { Worker } from '../../src/jobs/worker.js';
+import { expectErrorObject } from '../helpers/error-object.js';
+import { activeFundedCard } from '../helpers/money.js';
+import { describeEachEngine, type Caller } from '../helpers/test-app.js';
+import { until } from '../helpers/until.js';
+import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const DAY = 86_400;
+const MERCHANT = { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' };
+
+describeEachEngine('the sandbox clock', (t) => {
+  let receiver: WebhookReceiver;
+  let worker: Worker;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    worker = startWorker(t.services, t.app.log);
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await receiver?.stop();
+  });
+
+  const clock = async (caller: Caller) => {
+    const res = await caller.req('GET', '/sandbox/clock');
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as { now: string; advancedBySeconds: number };
+  };
+  const advance = async (caller: Caller, body: unknown) => {
+    const res = await caller.req('POST', '/sandbox/clock/advance', body);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as { now: string; advancedBySeconds: number };
+  };
+  const txn = async (caller: Caller, id: string) => (await caller.req('GET', `/transactions/${id}`)).json();
+  async function authorized(caller: Caller, cardId: string, amount: number): Promise<string> {
+    const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount, merchant: MERCHANT });
+    expect(res.statusCode, res.body).toBe(202);
+    const id = res.json().cardTransactionId as string;
+    await until('the authorization to land', async () => ((await txn(caller, id)).status === 'AUTHORIZED' ? true : undefined));
+    return id;
+  }
+  async function balances(caller: Caller, customerId: string, accountId: string) {
+    const page = (await caller.req('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`)).json();
+    const account = page.data.find((a: { id: string }) => a.id === accountId);
+    const entries = await t.services.store.db.selectFrom('ledger_entries').select(['kind', 'amount']).where('account_id', '=', accountId).execute();
+    const available = entries.reduce((s, e) => s + Number(e.amount), 0);
+    const total = entries.filter((e) => e.kind !== 'HOLD' && e.kind !== 'HOLD_RELEASE').reduce((s, e) => s + Number(e.amount), 0);
+    return { api: { available: account.balance.amount, total: account.totalBalance.amount }, ledger: { available, total } };
+  }
+
+  it('starts at real time, not advanced', async () => {
+    const before = Date.now();
+    const c = await clock(await t.newCaller());
+    expect(c.advancedBySeconds).toBe(0);
+    expect(Date.parse(c.now)).toBeGreaterThanOrEqual(before - 1);
+    expect(Date.parse(c.now)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('expires a fully open authorization by itself after an 8-day advance: EXPIRED, hold released, one verified webhook; a partly settled one stays', { timeout: 60_000 }, async () => {
+    const caller = await t.newCaller();
+    await connectReceiver(caller, receiver);
+    const { cardId, accountId, cardholderId } = await activeFundedCard(t, caller, 10_000);
+    const open = await authorized(caller, cardId, 1_500);
+    const partly = await authorized(caller, cardId, 2_000);
+    expect((await caller.req('POST', `/sandbox/cards/${cardId}/simulate/clearing`, { cardTransactionId: partly, amount: 500 })).statusCode).toBe(202);
+    await until('the clearing to land', async () => ((await txn(caller, partly)).status === 'PARTIALLY_SETTLED' ? true : undefined));
+    expect((await balances(caller, cardholderId, accountId)).api.available).toBe(10_000 - 1_500 - 2_000);
+
+    const answered = await advance(caller, { seconds: 8 * DAY });
+    expect(answered.advancedBySeconds).toBeGreaterThanOrEqual(8 * DAY);
+    expect(answered.advancedBySeconds).toBeLessThanOrEqual(8 * DAY + 1);
+    // Answered only once the expiry has landed.
+    const expired = await txn(caller, open);
+    expect(expired.status).toBe('EXPIRED');
+    expect(expired.operations.at(-1)).toMatchObject({ kind: 'AUTHORIZATION_EXPIRY', amount: 1_500, status: 'LANDED' });
+    expect((await txn(caller, partly)).status).toBe('PARTIALLY_SETTLED');
+    const money = await balances(caller, cardholderId, accountId);
+    expect(money.api).toEqual(money.ledger);
+    expect(money.api.available).toBe(10_000 - 500 - 1_500);
+
+    const webhook = await until('the EXPIRED webhook', async () =>
+      receiver.deliveries.find((d) => d.verified && JSON.parse(d.body).type === 'CARD_TRANSACTION.EXPIRED' && JSON.parse(d.body).data.id === open),
+    );
+    const body = JSON.parse(webhook.body);
+    expect(Math.abs(Date.parse(body.timestamp) - Date.parse(answered.now))).toBeLessThan(10_000);
+    // Another advance finds nothing more to expire: exactly one webhook.
+    await advance(caller, { seconds: 60 });
+    const expiredEvents = await t.services.store.db.selectFrom('webhook_events').select('id').where('platform_id', '=', caller.platformId).where('type', '=', 'CARD_TRANSACTION.EXPIRED').execute();
+    expect(expiredEvents).toHaveLength(1);
+  });
+
+  it('stamps objects made after an advance with the clock time: customer, card, webhook event', async () => {
+    const caller = await t.newCaller();
+    const { now } = await advance(caller, { to: new Date(Date.now() + 30 * DAY * 1000).toISOString() });
+    const near = (iso: string) => expect(Math.abs(Date.parse(iso) - Date.parse(now)), `${iso} near ${now}`).toBeLessThan(10_000);
+    const { cardId } = await activeFundedCard(t, caller, 0);
+    const card = (await caller.req('GET', `/cards/${cardId}`)).json();
+    near(card.createdAt);
+    const created = await caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Jane Smith', birthDate: '1990-01-15', nationality: 'MX', phoneNumber: '+525512345678' });
+    expect(created.statusCode, created.body).toBe(201);
+    near(created.json().createdAt);
+    const events = (await caller.req('GET', '/webhook-events?limit=5')).json();
+    expect(events.data.length).toBeGreaterThan(0);
+    // The card's provisioning (ACTIVE) and the new customer's webhooks, stamped on the platform's clock.
+    for (const e of events.data) near(e.createdAt);
+  });
+
+  it("keeps each platform's clock to itself", async () => {
+    const a = await t.newCaller();
+    const b = await t.newCaller();
+    await advance(a, { seconds: 3 * DAY });
+    expect((await clock(a)).advancedBySeconds).toBe(3 * DAY);
+    expect((await clock(b)).advancedBySeconds).toBe(0);
+  });
+
+  it('refuses zero, backwards, beyond two years, both or neither field, naming the field', async () => {
+    const caller = await t.newCaller();
+    const bad = async (body: unknown, field: string) => {
+      const res = await caller.req('POST', '/sandbox/clock/advance', body);
+      const err = expectErrorObject(res, JSON.stringify(body));
+      expect(err).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+      expect(JSON.stringify(err.details), JSON.stringify(body)).toContain(field);
+    };
+    await bad({ seconds: 0 }, 'seconds');
+    await bad({ seconds: -60 }, 'seconds');
+    await bad({ seconds: 2 * 366 * DAY }, 'seconds');
+    await bad({ to: new Date(Date.now() - 60_000).toISOString() }, 'to');
+    await bad({ to: new Date(Date.now() + 3 * 365 * DAY * 1000).toISOString() }, 'to');
+    await bad({ to: 'tomorrow' }, 'to');
+    await bad({ seconds: 60, to: new Date(Date.now() + 120_000).toISOString() }, 'to');
+    await bad({}, 'seconds');
+    await bad({ seconds: 60, hours: 1 }, 'hours');
+    expect((await clock(caller)).advancedBySeconds).toBe(0);
+  });
+
+  it('has no clock for a production token', async () => {
+    const production = await t.newCaller('production');
+    expect((await production.req('GET', '/sandbox/clock')).statusCode).toBe(404);
+    expect((await production.req('POST', '/sandbox/clock/advance', { seconds: 60 })).statusCode).toBe(404);
+  });
+});
+
