@@ -109,6 +109,14 @@ const FeeConfigSchema = Type.Object(
   { ...strict, description: 'A platform fee, one per (feeType, sourceCurrency)' },
 );
 
+const SANDBOX_AUTHORIZATION_TTL = (description: string) =>
+  Type.Integer({
+    ...extension('The field: the sandbox clock of this service'),
+    minimum: 60,
+    maximum: 63_072_000,
+    description: `${description}. A fully open card authorization (AUTHORIZED, nothing settled) expires by itself this many seconds after it was authorized, on the platform's sandbox clock (60 s to two years)`,
+  });
+
 const SANDBOX_KYC_AUTO_APPROVAL = (description: string) =>
   Type.Boolean({
     ...extension('The field: Grid has no switch for it'),
@@ -132,6 +140,7 @@ export const PlatformConfigSchema = Type.Object(
     cardTokenization2faConfig: Type.Optional(CardTokenization2faConfigSchema),
     feeConfigs: Type.Array(FeeConfigSchema, { description: 'Every active fee config' }),
     sandboxKycAutoApproval: SANDBOX_KYC_AUTO_APPROVAL('Whether new sandbox customers are approved by themselves'),
+    sandboxAuthorizationTtlSeconds: SANDBOX_AUTHORIZATION_TTL("The platform's authorization time-to-live, its own or the server's SANDBOX_AUTHORIZATION_TTL_MS"),
     webhookSecret: Type.Optional(
       Type.String({
         description:
@@ -174,6 +183,7 @@ export const UpdateConfigBody = Type.Object(
       }),
     ),
     sandboxKycAutoApproval: Type.Optional(SANDBOX_KYC_AUTO_APPROVAL('Turns the automatic approval of new sandbox customers on or off')),
+    sandboxAuthorizationTtlSeconds: Type.Optional(Type.Union([SANDBOX_AUTHORIZATION_TTL('Sets the platform\'s authorization time-to-live'), Type.Null({ description: "Returns to the server's SANDBOX_AUTHORIZATION_TTL_MS" })])),
   },
   { additionalProperties: false },
 );

@@ -216,7 +216,7 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(configSchema.required).not.toContain('webhookSecret');
     expect(configSchema.properties.webhookSecret.description).toMatch(/only to MANAGE tokens/);
     expect(Object.keys(config.patch.requestBody.content['application/json'].schema.properties).sort()).toEqual(
-      ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'sandboxKycAutoApproval', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
+      ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'sandboxAuthorizationTtlSeconds', 'sandboxKycAutoApproval', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
     );
     expect(configSchema.properties.sandboxKycAutoApproval['x-extension']).toEqual(expect.any(String));
     expect(config.patch.responses['501'].content['application/json'].schema.properties.code.enum).toEqual(['NOT_IMPLEMENTED']);

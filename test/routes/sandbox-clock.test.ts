@@ -134,10 +134,45 @@ describeEachEngine('the sandbox clock', (t) => {
     expect((await clock(caller)).advancedBySeconds).toBe(0);
   });
 
+  it("expires after the platform's own time-to-live, set through PATCH /config, and refuses one out of range naming it", { timeout: 60_000 }, async () => {
+    const caller = await t.newCaller();
+    expect((await caller.req('GET', '/config')).json().sandboxAuthorizationTtlSeconds).toBe(7 * DAY);
+    const refused = expectErrorObject(await caller.req('PATCH', '/config', { sandboxAuthorizationTtlSeconds: 59 }), 'ttl 59');
+    expect(JSON.stringify(refused.details)).toContain('sandboxAuthorizationTtlSeconds');
+    const patched = await caller.req('PATCH', '/config', { sandboxAuthorizationTtlSeconds: 3_600 });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json().sandboxAuthorizationTtlSeconds).toBe(3_600);
+    const { cardId } = await activeFundedCard(t, caller, 10_000);
+    const id = await authorized(caller, cardId, 700);
+    await advance(caller, { seconds: 3_000 });
+    expect((await txn(caller, id)).status).toBe('AUTHORIZED');
+    await advance(caller, { seconds: 700 });
+    expect((await txn(caller, id)).status).toBe('EXPIRED');
+    const reset = await caller.req('PATCH', '/config', { sandboxAuthorizationTtlSeconds: null });
+    expect(reset.json().sandboxAuthorizationTtlSeconds).toBe(7 * DAY);
+  });
+
+  it('lands a delayed outcome (the 005 delayed pull) on an advance past its due time, before answering', { timeout: 60_000 }, async () => {
+    const caller = await t.newCaller();
+    const { cardId } = await activeFundedCard(t, caller, 10_000);
+    const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 800, merchant: { descriptor: 'SLOW PULL 005' } });
+    expect(res.statusCode, res.body).toBe(202);
+    const id = res.json().cardTransactionId as string;
+    const pending = await until('the authorization to land', async () => {
+      const body = await txn(caller, id);
+      return body.status === 'AUTHORIZED' ? body : undefined;
+    });
+    expect(pending.pullSummary.pendingCount).toBe(1);
+    await advance(caller, { seconds: 60 });
+    const confirmed = await txn(caller, id);
+    expect(confirmed.pullSummary.pendingCount).toBe(0);
+    expect(confirmed.operations.at(-1)).toMatchObject({ kind: 'PULL_CONFIRMATION', status: 'LANDED' });
+  });
+
   it('has no clock for a production token', async () => {
     const production = await t.newCaller('production');
     expect((await production.req('GET', '/sandbox/clock')).statusCode).toBe(404);
     expect((await production.req('POST', '/sandbox/clock/advance', { seconds: 60 })).statusCode).toBe(404);
   });
-});
+}, { WORKER_ENABLED: '1', SANDBOX_DELAYED_PULL_MS: '30000' });
 

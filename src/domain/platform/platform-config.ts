@@ -31,6 +31,7 @@ export interface PlatformConfig {
   cardTokenization2faConfig?: SettingsObject;
   feeConfigs: FeeConfig[];
   sandboxKycAutoApproval: boolean;
+  sandboxAuthorizationTtlSeconds: number;
   webhookSecret: string;
   previousWebhookSecretExpiresAt?: string;
   webhookPublicKey: string;
@@ -46,6 +47,8 @@ export interface PlatformConfigPatch {
   cardTokenization2faConfig?: SettingsObject;
   feeConfigs?: FeeConfig[];
   sandboxKycAutoApproval?: boolean;
+  /** null: back to the server's SANDBOX_AUTHORIZATION_TTL_MS. */
+  sandboxAuthorizationTtlSeconds?: number | null;
 }
 
 /** A config row whose X-Grid-Signature key pair exists. */
@@ -92,13 +95,14 @@ export function endpointErrors(value: string, targets: WebhookTargetPolicy): Fie
 
 const parsed = <T>(json: string | null): T | undefined => (json === null ? undefined : (JSON.parse(json) as T));
 
-function render(row: PlatformConfigRow, now: number): PlatformConfig {
+function render(row: PlatformConfigRow, now: number, defaultTtlMs: number): PlatformConfig {
   const out: PlatformConfig = {
     id: `PlatformConfig:${row.platform_id.slice(row.platform_id.indexOf(':') + 1)}`,
     supportedCurrencies: parsed<CurrencyConfig[]>(row.supported_currencies) ?? [],
     isRegulatedFinancialInstitution: false,
     feeConfigs: parsed<FeeConfig[]>(row.fee_configs) ?? [],
     sandboxKycAutoApproval: row.sandbox_kyc_auto_approval === 1,
+    sandboxAuthorizationTtlSeconds: Math.floor(Number(row.sandbox_authorization_ttl_ms ?? defaultTtlMs) / 1000),
     webhookSecret: row.secret,
     webhookPublicKey: row.signing_public_key,
     createdAt: new Date(row.created_at).toISOString(),
@@ -121,6 +125,8 @@ export class PlatformConfigService {
   constructor(
     private readonly store: Store,
     private readonly targets: WebhookTargetPolicy,
+    /** SANDBOX_AUTHORIZATION_TTL_MS: the time-to-live of a platform that set none. */
+    private readonly defaultAuthorizationTtlMs: number,
   ) {}
 
   /**
@@ -159,7 +165,7 @@ export class PlatformConfigService {
   }
 
   async get(platformId: string): Promise<PlatformConfig> {
-    return render(await this.load(platformId), Date.now());
+    return render(await this.load(platformId), Date.now(), this.defaultAuthorizationTtlMs);
   }
 
   /** The configuration without the signing secret, for tokens that may not manage it (whoever holds it can forge deliveries). */
@@ -194,10 +200,11 @@ export class PlatformConfigService {
         changes.card_tokenization_2fa_config = JSON.stringify(mergeSettings(parsed(row.card_tokenization_2fa_config), patch.cardTokenization2faConfig));
       }
       if (patch.sandboxKycAutoApproval !== undefined) changes.sandbox_kyc_auto_approval = patch.sandboxKycAutoApproval ? 1 : 0;
+      if (patch.sandboxAuthorizationTtlSeconds !== undefined) changes.sandbox_authorization_ttl_ms = patch.sandboxAuthorizationTtlSeconds === null ? null : patch.sandboxAuthorizationTtlSeconds * 1000;
       if (patch.feeConfigs) changes.fee_configs = JSON.stringify(mergeFeeConfigs(parsed<FeeConfig[]>(row.fee_configs) ?? [], patch.feeConfigs));
       await updateWebhookConfig(uow.db, platformId, changes);
     }, within);
-    return render((await findWebhookConfig((within ?? this.store).db, platformId)) as PlatformConfigRow, now);
+    return render((await findWebhookConfig((within ?? this.store).db, platformId)) as PlatformConfigRow, now, this.defaultAuthorizationTtlMs);
   }
 
   /**
@@ -211,6 +218,6 @@ export class PlatformConfigService {
     const { db } = within ?? this.store;
     const now = Date.now();
     await rotateWebhookSecret(db, platformId, newWebhookSecret(), now + SECRET_ROTATION_WINDOW_MS, now);
-    return render((await findWebhookConfig(db, platformId)) as PlatformConfigRow, now);
+    return render((await findWebhookConfig(db, platformId)) as PlatformConfigRow, now, this.defaultAuthorizationTtlMs);
   }
 }
