@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { startWorker } from '../../src/jobs/index.js';
+import { openServices } from '../../src/services.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { activeFundedCard } from '../helpers/money.js';
-import { describeEachEngine, type Caller } from '../helpers/test-app.js';
+import { BASE, describeEachEngine, type Caller } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
 import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -167,6 +170,36 @@ describeEachEngine('the sandbox clock', (t) => {
     const confirmed = await txn(caller, id);
     expect(confirmed.pullSummary.pendingCount).toBe(0);
     expect(confirmed.operations.at(-1)).toMatchObject({ kind: 'PULL_CONFIRMATION', status: 'LANDED' });
+  });
+
+  it('agrees across two processes on one database: advanced through one, the other reads and stamps the same time', { timeout: 60_000 }, async () => {
+    const services = await openServices(loadConfig({ ...t.db.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent' }));
+    const other = await buildApp(services);
+    try {
+      const caller = await t.newCaller();
+      const viaOther = (method: 'GET' | 'POST', url: string, body?: object) =>
+        other.inject({ method, url: `${BASE}${url}`, headers: { authorization: caller.auth }, ...(body ? { payload: body } : {}) });
+      const customer = { customerType: 'INDIVIDUAL', fullName: 'Jane Smith', birthDate: '1990-01-15', nationality: 'MX', phoneNumber: '+525512345678' };
+      // The other process stamps once first, so it has read (and, on PostgreSQL, kept) the offset 0.
+      const first = await viaOther('POST', '/customers', customer);
+      expect(first.statusCode, first.body).toBe(201);
+      expect(Math.abs(Date.parse(first.json().createdAt) - Date.now())).toBeLessThan(10_000);
+
+      const started = Date.now();
+      const answered = await advance(caller, { seconds: 10 * DAY });
+      // Stamped before the other process reads the clock route (which reads the offset afresh).
+      const stamped = (await viaOther('POST', '/customers', customer)).json();
+      const read = (await viaOther('GET', '/sandbox/clock')).json();
+      const elapsed = Date.now() - started;
+      expect(read.advancedBySeconds).toBe(answered.advancedBySeconds);
+      for (const at of [read.now, stamped.createdAt]) {
+        expect(Date.parse(at)).toBeGreaterThanOrEqual(Date.parse(answered.now));
+        expect(Date.parse(at) - Date.parse(answered.now)).toBeLessThanOrEqual(elapsed + 5);
+      }
+    } finally {
+      await other.close();
+      await services.store.close();
+    }
   });
 
   it('has no clock for a production token', async () => {

@@ -8,6 +8,7 @@ import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { balanceDelta, type Movement } from './ledger.js';
 import type { Cursors, Page } from '../shared/pagination.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 export const INTERNAL_ACCOUNT_TYPES = ['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET'] as const;
@@ -135,7 +136,11 @@ export interface AccountListFilter {
 }
 
 export class InternalAccountService {
-  constructor(private readonly store: Store, private readonly cursors: Cursors) {}
+  constructor(
+    private readonly store: Store,
+    private readonly cursors: Cursors,
+    private readonly clock: PlatformClock,
+  ) {}
 
   async list(platformId: string, limit: number, cursor: string | undefined, filter: AccountListFilter): Promise<Page<InternalAccount>> {
     const scope = `internal-accounts:${platformId}:${filter.customerId ?? ''}:${filter.currency ?? ''}:${filter.type ?? ''}`;
@@ -150,7 +155,7 @@ export class InternalAccountService {
     return this.store.transaction(async (uow) => {
       const row = await repo.findAccount(uow.db, platformId, accountId);
       if (!row) throw new NotFoundError('InternalAccount', accountId);
-      return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] });
+      return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] }, await this.clock.now(platformId));
     }, within);
   }
 

@@ -24,6 +24,7 @@ export class PlatformClock {
   private readonly offsets = new Map<string, number>();
   /** Counts forget() calls: a read that a forget overtook may be stale, so it is not kept. */
   private generation = 0;
+  private readonly waiting: (() => void)[] = [];
 
   private readonly read: ReturnType<typeof clockOffsetQuery>;
   private readonly keep: boolean;
@@ -71,5 +72,20 @@ export class PlatformClock {
   forget(): void {
     this.generation += 1;
     this.offsets.clear();
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  /**
+   * Resolves when this process next hears of an advance (its own included), or after `timeoutMs`;
+   * at once where offsets are not kept. An advance waits for its own notification before it
+   * answers: PostgreSQL sends it to every listening process at the same commit, so by then the
+   * others have it too.
+   */
+  nextNotice(timeoutMs: number): Promise<void> {
+    if (!this.keep) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      setTimeout(resolve, timeoutMs).unref();
+    });
   }
 }

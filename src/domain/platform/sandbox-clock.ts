@@ -13,6 +13,8 @@ export const MIN_AUTHORIZATION_TTL_MS = 60_000;
 /** How long an advance waits for the jobs it made due to land before answering anyway (a process without a worker). */
 const SETTLE_TIMEOUT_MS = 60_000;
 const SETTLE_POLL_MS = 20;
+/** How long an advance waits to hear its own notification (every process hears it at once) before going on. */
+const NOTICE_TIMEOUT_MS = 1_000;
 /** Platforms one sweep looks at. */
 const SWEEP_PLATFORMS = 100;
 
@@ -66,6 +68,7 @@ export class SandboxClockService {
   }
 
   private async advanceNow(platformId: string, input: AdvanceInput, log: Logger): Promise<ClockReading> {
+    const heard = this.clock.nextNotice(NOTICE_TIMEOUT_MS);
     const { offset, real } = await this.store.transaction(async (uow) => {
       const current = (await lockClockOffset(uow, platformId)) ?? 0;
       const real = Date.now();
@@ -79,6 +82,7 @@ export class SandboxClockService {
       if ((await pullPlatformJobsForward(uow.db, platformId, offset)) > 0) uow.jobsEnqueued();
       return { offset, real };
     });
+    await heard;
     this.clock.set(platformId, offset);
     const platformNow = real + offset;
     const expired = await expireDueAuthorizations(this.store, { platformId, platformNow, defaultTtlMs: this.authorizationTtlMs }, log);
