@@ -202,6 +202,23 @@ describeEachEngine('the sandbox clock', (t) => {
     }
   });
 
+  it("the worker's sweep expires, on the platform's clock, what ran out in real time, once", { timeout: 60_000 }, async () => {
+    const caller = await t.newCaller();
+    await advance(caller, { seconds: DAY });
+    const { cardId } = await activeFundedCard(t, caller, 10_000);
+    const old = await authorized(caller, cardId, 300);
+    const young = await authorized(caller, cardId, 400);
+    // Authorized 7 days and a minute ago by the platform's clock (a day ahead of real time): due.
+    const clockNow = Date.parse((await clock(caller)).now);
+    await t.services.store.db.updateTable('card_transactions').set({ authorized_at: clockNow - 7 * DAY * 1000 - 60_000 }).where('id', '=', old).execute();
+    expect(await t.services.sandboxClock.sweep(t.app.log)).toBeGreaterThanOrEqual(1);
+    expect((await txn(caller, old)).status).toBe('EXPIRED');
+    expect((await txn(caller, young)).status).toBe('AUTHORIZED');
+    await t.services.sandboxClock.sweep(t.app.log);
+    const ops = (await txn(caller, old)).operations.filter((o: { kind: string }) => o.kind === 'AUTHORIZATION_EXPIRY');
+    expect(ops).toHaveLength(1);
+  });
+
   it('has no clock for a production token', async () => {
     const production = await t.newCaller('production');
     expect((await production.req('GET', '/sandbox/clock')).statusCode).toBe(404);
