@@ -22,6 +22,7 @@ const LONG = [
   'test/server-cluster.test.ts',
   'test/cli/tokens-cli.test.ts',
   'test/http/timeouts.test.ts',
+  'test/jobs/clock-crash.test.ts',
 ];
 
 export default defineConfig({
