@@ -49,8 +49,8 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
   // A commit that enqueued jobs wakes this process's worker (it listens itself) and, on PostgreSQL, every other process's.
   const wakeups = store.wakeups;
   if (wakeups) store.onJobsEnqueued(() => wakeups.notify(JOBS_WAKEUP_CHANNEL));
-  const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config), config.sandboxAuthorizationTtlMs);
   const clock = new PlatformClock(store);
+  const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config), config.sandboxAuthorizationTtlMs, clock);
   // Another process advanced a clock: offsets are read again on next use.
   wakeups?.listen(CLOCK_CHANNEL, () => clock.forget());
   return {
@@ -67,7 +67,7 @@ export function createServices(config: Config, store: Store, cursorKey: Buffer, 
     platformConfig,
     clock,
     sandboxClock: new SandboxClockService(store, clock, config.sandboxAuthorizationTtlMs, config.workerEnabled || config.httpProcesses > 1),
-    webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
+    webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook, clock),
     idempotencyKeys: new IdempotencyKeys(store),
     sendWebhook,
   };

@@ -93,7 +93,7 @@ describeEachEngine('the sandbox clock', (t) => {
     expect(expiredEvents).toHaveLength(1);
   });
 
-  it('stamps objects made after an advance with the clock time: customer, card, webhook event', async () => {
+  it('stamps objects made after an advance with the clock time: customer, card, config, webhook event', async () => {
     const caller = await t.newCaller();
     const { now } = await advance(caller, { to: new Date(Date.now() + 30 * DAY * 1000).toISOString() });
     const near = (iso: string) => expect(Math.abs(Date.parse(iso) - Date.parse(now)), `${iso} near ${now}`).toBeLessThan(10_000);
@@ -103,6 +103,9 @@ describeEachEngine('the sandbox clock', (t) => {
     const created = await caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Jane Smith', birthDate: '1990-01-15', nationality: 'MX', phoneNumber: '+525512345678' });
     expect(created.statusCode, created.body).toBe(201);
     near(created.json().createdAt);
+    const config = await caller.req('PATCH', '/config', { umaDomain: 'clock.example.com' });
+    expect(config.statusCode, config.body).toBe(200);
+    near(config.json().updatedAt);
     const events = (await caller.req('GET', '/webhook-events?limit=5')).json();
     expect(events.data.length).toBeGreaterThan(0);
     // The card's provisioning (ACTIVE) and the new customer's webhooks, stamped on the platform's clock.

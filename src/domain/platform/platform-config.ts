@@ -16,6 +16,7 @@ import {
   type SettingsObject,
 } from './platform-config-fields.js';
 import type { WebhookTargetPolicy } from '../webhooks/webhook-targets.js';
+import type { PlatformClock } from './platform-clock.js';
 
 /** How long deliveries stay signed with the previous secret after a rotation as well. */
 export const SECRET_ROTATION_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -127,6 +128,7 @@ export class PlatformConfigService {
     private readonly targets: WebhookTargetPolicy,
     /** SANDBOX_AUTHORIZATION_TTL_MS: the time-to-live of a platform that set none. */
     private readonly defaultAuthorizationTtlMs: number,
+    private readonly clock: PlatformClock,
   ) {}
 
   /**
@@ -141,7 +143,7 @@ export class PlatformConfigService {
     if (found) {
       await setSigningKeysIfMissing(db, platformId, keys.privateKey, keys.publicKey);
     } else {
-      const now = Date.now();
+      const now = await this.clock.now(platformId);
       await insertWebhookConfigIfMissing(db, {
         platform_id: platformId,
         webhook_endpoint: null,
@@ -191,7 +193,8 @@ export class PlatformConfigService {
     await this.store.transaction(async (uow) => {
       // Merged fields are read and written in one unit of work, under a row lock.
       const row = (await lockWebhookConfig(uow, platformId))!;
-      const changes: Parameters<typeof updateWebhookConfig>[2] = { updated_at: now };
+      // updatedAt is the platform's clock; `now` (real) judges the secret rotation window, which is about deliveries.
+      const changes: Parameters<typeof updateWebhookConfig>[2] = { updated_at: await this.clock.now(platformId) };
       if (patch.webhookEndpoint !== undefined) changes.webhook_endpoint = patch.webhookEndpoint;
       if (patch.umaDomain !== undefined) changes.uma_domain = patch.umaDomain;
       if (patch.supportedCurrencies) changes.supported_currencies = JSON.stringify(storedCurrencies(patch.supportedCurrencies));
