@@ -78,22 +78,18 @@ export async function dueAuthorizations(uow: UnitOfWork, a: { platformId: string
   return (await q.execute()).map((r) => r.id);
 }
 
-/** Platforms with an open authorization older than `minTtlMs` on their clock: where a sweep looks (each then applies its own TTL). */
-export async function platformsWithOldAuthorizations(db: Executor, realNow: number, minTtlMs: number, limit: number): Promise<string[]> {
+/** Platforms with a fully open authorization whose time-to-live (its platform's, else `defaultTtlMs`) ran out on its platform's clock: where a sweep expires. */
+export async function platformsWithDueAuthorizations(db: Executor, realNow: number, defaultTtlMs: number, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('card_transactions as t')
     .innerJoin('platforms as p', 'p.id', 't.platform_id')
+    .leftJoin('platform_webhook_config as w', 'w.platform_id', 't.platform_id')
     .select('t.platform_id')
     .distinct()
     .where('t.status', '=', sql.lit('AUTHORIZED'))
     .where('t.settled_amount', '=', 0)
-    .where(sql<boolean>`t.authorized_at <= ${realNow} + p.clock_offset_ms - ${minTtlMs}`)
+    .where(sql<boolean>`t.authorized_at <= ${realNow} + p.clock_offset_ms - coalesce(w.sandbox_authorization_ttl_ms, ${defaultTtlMs})`)
     .limit(limit)
     .execute();
   return rows.map((r) => r.platform_id);
-}
-
-/** Advances `next_seq` of these transactions by one: each was just given one operation. */
-export async function bumpNextSeq(db: Executor, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0) await db.updateTable('card_transactions').set({ next_seq: sql<number>`next_seq + 1` }).where('id', 'in', ids).execute();
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../../logger.js';
-import { bumpNextSeq, dueAuthorizations } from '../../store/clock-repo.js';
+import { dueAuthorizations } from '../../store/clock-repo.js';
 import * as repo from '../../store/cards-repo.js';
 import type { Store } from '../../store/store.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
@@ -29,7 +29,7 @@ async function expireBatch(uow: UnitOfWork, a: { platformId: string; platformNow
   const rows = (await repo.lockCardTransactions(uow, ids)).filter((r) => r.platform_id === a.platformId && r.status === 'AUTHORIZED' && r.settled_amount === 0);
   const operations = rows.map((row) => newOperation(row, 'AUTHORIZATION_EXPIRY', a.platformNow));
   await repo.insertCardOperations(uow.db, operations);
-  await bumpNextSeq(uow.db, rows.map((r) => r.id));
+  await repo.bumpNextSeq(uow.db, rows.map((r) => r.id));
   const jobs: CardSimulationJob[] = operations.map((o) => ({ platformId: a.platformId, cardTransactionId: o.card_transaction_id, operationId: o.id }));
   if (jobs.length > 0) await landOperations(uow, jobs, log, { now: a.platformNow });
   return { found: ids.length, expired: jobs.length };

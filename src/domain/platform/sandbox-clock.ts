@@ -1,5 +1,5 @@
 import type { Logger } from '../../logger.js';
-import { countQueuedPlatformJobs, findClockOffset, lockClockOffset, platformsWithOldAuthorizations, pullPlatformJobsForward, setClockOffset } from '../../store/clock-repo.js';
+import { countQueuedPlatformJobs, findClockOffset, lockClockOffset, platformsWithDueAuthorizations, pullPlatformJobsForward, setClockOffset } from '../../store/clock-repo.js';
 import type { Store } from '../../store/store.js';
 import { expireDueAuthorizations } from '../cards/authorization-expiry.js';
 import { ValidationError, type FieldError } from '../shared/errors.js';
@@ -8,8 +8,6 @@ import { CLOCK_CHANNEL, type PlatformClock } from './platform-clock.js';
 const DAY_MS = 86_400_000;
 /** How far past real time a clock may go: two years. */
 export const MAX_AHEAD_MS = 730 * DAY_MS;
-/** The shortest authorization time-to-live a platform may set; the sweep looks no further back than this. */
-export const MIN_AUTHORIZATION_TTL_MS = 60_000;
 /** How long an advance waits for the jobs it made due to land before answering anyway (a process without a worker). */
 const SETTLE_TIMEOUT_MS = 60_000;
 const SETTLE_POLL_MS = 20;
@@ -106,7 +104,7 @@ export class SandboxClockService {
   /** The worker's periodic pass: expires, on every platform's clock, the authorizations whose time-to-live ran out in real time. */
   async sweep(log: Logger): Promise<number> {
     let expired = 0;
-    for (const platformId of await platformsWithOldAuthorizations(this.store.db, Date.now(), MIN_AUTHORIZATION_TTL_MS, SWEEP_PLATFORMS)) {
+    for (const platformId of await platformsWithDueAuthorizations(this.store.db, Date.now(), this.authorizationTtlMs, SWEEP_PLATFORMS)) {
       const platformNow = await this.clock.now(platformId);
       expired += await expireDueAuthorizations(this.store, { platformId, platformNow, defaultTtlMs: this.authorizationTtlMs }, log);
     }
