@@ -112,6 +112,13 @@ describeEachEngine('the sandbox clock', (t) => {
     for (const e of events.data) near(e.createdAt);
   });
 
+  it('serializes concurrent advances of one platform: each one counts', async () => {
+    const caller = await t.newCaller();
+    const answers = await Promise.all([1, 2, 3].map(() => advance(caller, { seconds: DAY })));
+    expect(answers.map((a) => a.advancedBySeconds).sort((a, b) => a - b)).toEqual([DAY, 2 * DAY, 3 * DAY]);
+    expect((await clock(caller)).advancedBySeconds).toBe(3 * DAY);
+  });
+
   it("keeps each platform's clock to itself", async () => {
     const a = await t.newCaller();
     const b = await t.newCaller();
