@@ -9,7 +9,7 @@ async function land(uow: UnitOfWork, jobs: readonly CardSimulationJob[], service
   const byPlatform = new Map<string, CardSimulationJob[]>();
   for (const job of jobs) byPlatform.set(job.platformId, [...(byPlatform.get(job.platformId) ?? []), job]);
   for (const [platformId, mine] of byPlatform) {
-    await landOperations(uow, mine, log, { delayedPullMs: services.config.sandboxDelayedPullMs, now: await services.clock.now(platformId) });
+    await landOperations(uow, mine, log, { delayedPullMs: services.config.sandboxDelayedPullMs, now: await services.clock.now(platformId, uow) });
   }
 }
 

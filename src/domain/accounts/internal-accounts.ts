@@ -155,7 +155,7 @@ export class InternalAccountService {
     return this.store.transaction(async (uow) => {
       const row = await repo.findAccount(uow.db, platformId, accountId);
       if (!row) throw new NotFoundError('InternalAccount', accountId);
-      return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] }, await this.clock.now(platformId));
+      return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] }, await this.clock.now(platformId, uow));
     }, within);
   }
 

@@ -134,7 +134,7 @@ export class CardSimulations {
         throw new InvalidStateError(`Card transaction ${row.id}: ${outcome.reason}${landed}`, projected.status);
       }
       const token = newIssuerToken();
-      await this.enqueue(uow, row, op, token, await this.clock.now(platformId));
+      await this.enqueue(uow, row, op, token, await this.clock.now(platformId, uow));
       return { issuerTransactionToken: token, cardTransactionId: row.id };
     }, within);
   }

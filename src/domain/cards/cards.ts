@@ -94,7 +94,7 @@ export class CardService {
       const ineligible = await fundingSourceErrors(uow.db, platformId, holder.id, CARD_CURRENCY, input.fundingSources);
       if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       if (holder.kyc_status !== 'APPROVED') throw new KycNotApprovedError(holder.id, holder.kyc_status);
-      const now = await this.clock.now(platformId);
+      const now = await this.clock.now(platformId, uow);
       const id = newId('Card');
       const expiry = new Date(now);
       const row: CardRow = {
@@ -147,7 +147,7 @@ export class CardService {
         const ineligible = await fundingSourceErrors(uow.db, platformId, row.cardholder_id, row.currency, change.fundingSources);
         if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       }
-      const now = await this.clock.now(platformId);
+      const now = await this.clock.now(platformId, uow);
       const after: CardRow = {
         ...row,
         state,

@@ -155,7 +155,7 @@ export class BeneficialOwnerService {
     const id = newId('BeneficialOwner');
     return this.store.transaction(async (uow) => {
       // The creation time is stamped under the customer's row lock, so owners show in commit order.
-      const now = await countNewOwner(uow.db, platformId, input.customerId, await this.clock.now(platformId));
+      const now = await countNewOwner(uow.db, platformId, input.customerId, await this.clock.now(platformId, uow));
       if (now === undefined) {
         const customer = await findCustomer(uow.db, platformId, input.customerId);
         if (!customer) throw new NotFoundError('Customer', input.customerId);
@@ -197,7 +197,7 @@ export class BeneficialOwnerService {
       const row = await lockOwner(uow, platformId, id);
       if (!row) throw new NotFoundError('BeneficialOwner', id);
       const current = JSON.parse(row.body) as BeneficialOwner;
-      const now = await this.clock.now(platformId);
+      const now = await this.clock.now(platformId, uow);
       const body = renderOwner({
         ...current,
         roles: patch.roles ?? current.roles,

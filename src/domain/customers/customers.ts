@@ -187,7 +187,7 @@ export class CustomerService {
       if (undescribed.length > 0) throw new ValidationError(undescribed);
       const umaAddress = patch.umaAddress?.toLowerCase() ?? row.uma_address;
       if (umaAddress !== row.uma_address && (await repo.activeClash(uow.db, platformId, id, { umaAddress }))) throw new ConflictError('umaAddress', clashMessage('umaAddress'));
-      const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: await this.clock.now(platformId) };
+      const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: await this.clock.now(platformId, uow) };
       try {
         await repo.updateCustomer(uow.db, platformId, id, next);
       } catch (err) {
@@ -204,7 +204,7 @@ export class CustomerService {
       const row = await repo.lockCustomer(uow, platformId, id);
       if (!row) throw new NotFoundError('Customer', id);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${id} has been deleted already`);
-      const now = await this.clock.now(platformId);
+      const now = await this.clock.now(platformId, uow);
       await repo.markCustomerDeleted(uow.db, platformId, id, now);
       return renderCustomer({ ...row, is_deleted: 1, updated_at: now });
     });

@@ -79,7 +79,7 @@ export class KycService {
       const row = await repo.lockCustomer(uow, platformId, customerId);
       if (!row) throw new NotFoundError('Customer', customerId);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${customerId} has been deleted`);
-      return changeStatus(uow, row, status, await this.clock.now(platformId));
+      return changeStatus(uow, row, status, await this.clock.now(platformId, uow));
     }, within);
   }
 }

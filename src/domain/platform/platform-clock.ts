@@ -1,5 +1,6 @@
-import { clockOffsetQuery } from '../../store/clock-repo.js';
+import { clockOffsetQuery, findClockOffset } from '../../store/clock-repo.js';
 import type { Store } from '../../store/store.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 
 /** The PostgreSQL channel on which an advance tells every process to read the platform's offset again. */
 export const CLOCK_CHANNEL = 'payments_clock';
@@ -38,9 +39,14 @@ export class PlatformClock {
     this.keep = store.wakeups !== undefined;
   }
 
-  /** Now on the platform's clock, epoch ms: the one call for every timestamp written for a platform. */
-  async now(platformId: string): Promise<number> {
-    return this.realNow() + (await this.offset(platformId));
+  /**
+   * Now on the platform's clock, epoch ms: the one call for every timestamp written for a platform.
+   * Inside a unit of work, pass it: where the offset is read each time (SQLite) it is read on the
+   * writer's own connection, not the read-only one (a read there while another process waited on
+   * the write lock stalled two workers on one file).
+   */
+  async now(platformId: string, within?: UnitOfWork): Promise<number> {
+    return this.realNow() + (await this.offset(platformId, within));
   }
 
   /** The fields of a job due `delayMs` from now on the platform's clock: spread into enqueueJob's job. */
@@ -51,7 +57,8 @@ export class PlatformClock {
   }
 
   /** The platform's offset in ms (0 for an unknown one, which nothing is stamped for). */
-  async offset(platformId: string): Promise<number> {
+  async offset(platformId: string, within?: UnitOfWork): Promise<number> {
+    if (!this.keep && within) return (await findClockOffset(within.db, platformId)) ?? 0;
     const known = this.keep ? this.offsets.get(platformId) : undefined;
     if (known !== undefined) return known;
     const generation = this.generation;

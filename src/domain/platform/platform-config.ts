@@ -194,7 +194,7 @@ export class PlatformConfigService {
       // Merged fields are read and written in one unit of work, under a row lock.
       const row = (await lockWebhookConfig(uow, platformId))!;
       // updatedAt is the platform's clock; `now` (real) judges the secret rotation window, which is about deliveries.
-      const changes: Parameters<typeof updateWebhookConfig>[2] = { updated_at: await this.clock.now(platformId) };
+      const changes: Parameters<typeof updateWebhookConfig>[2] = { updated_at: await this.clock.now(platformId, uow) };
       if (patch.webhookEndpoint !== undefined) changes.webhook_endpoint = patch.webhookEndpoint;
       if (patch.umaDomain !== undefined) changes.uma_domain = patch.umaDomain;
       if (patch.supportedCurrencies) changes.supported_currencies = JSON.stringify(storedCurrencies(patch.supportedCurrencies));
