@@ -24,6 +24,7 @@ const LONG = [
   'test/cli/listen.test.ts',
   'test/http/timeouts.test.ts',
   'test/console/console-browser.test.ts',
+  'test/jobs/clock-crash.test.ts',
 ];
 
 export default defineConfig({

@@ -86,6 +86,8 @@ const SETTINGS = {
   rateLimitPerToken: env('RATE_LIMIT_PER_TOKEN', Type.Integer({ default: 0, minimum: 0 })),
   rateLimitWindowMs: env('RATE_LIMIT_WINDOW_MS', Type.Integer({ default: 60_000, minimum: 1_000 })),
   // Sandbox: how long the pull of an authorization whose descriptor ends in 005 stays pending (Grid: about 30 s).
+  // Sandbox: how long after it was authorized (on the platform's clock) a fully open authorization expires by itself; a platform may set its own.
+  sandboxAuthorizationTtlMs: env('SANDBOX_AUTHORIZATION_TTL_MS', Type.Integer({ default: 604_800_000, minimum: 60_000, maximum: 63_072_000_000 })),
   sandboxDelayedPullMs: env('SANDBOX_DELAYED_PULL_MS', Type.Integer({ default: 30_000, minimum: 0 })),
   // Sandbox: how long a card whose issuance suffix is 005 stays PROCESSING before it is activated (Grid: about 30 s).
   sandboxDelayedActivationMs: env('SANDBOX_DELAYED_ACTIVATION_MS', Type.Integer({ default: 30_000, minimum: 0 })),

@@ -23,6 +23,8 @@ import { KycService } from './domain/customers/kyc.js';
 import { KycLinks } from './domain/customers/kyc-links.js';
 import { Cursors } from './domain/shared/pagination.js';
 import { PlatformConfigService } from './domain/platform/platform-config.js';
+import { CLOCK_CHANNEL, PlatformClock } from './domain/platform/platform-clock.js';
+import { SandboxClockService } from './domain/platform/sandbox-clock.js';
 import { TokenService } from './domain/platform/tokens.js';
 import { VerificationService } from './domain/verifications/verifications.js';
 import { WebhookEventLog } from './domain/webhooks/webhook-event-log.js';
@@ -63,6 +65,10 @@ export interface Services {
   /** The platform's own internal accounts (GET /platform/internal-accounts). */
   platformAccounts: PlatformAccountService;
   platformConfig: PlatformConfigService;
+  /** Each platform's time (the sandbox clock): `await clock.now(platformId)` for every timestamp written for a platform. */
+  clock: PlatformClock;
+  /** Reading and advancing the sandbox clock; expiring authorizations. */
+  sandboxClock: SandboxClockService;
   webhookEvents: WebhookEventLog;
   webhookResends: WebhookResends;
   signedDeliveries: SignedDeliveries;
@@ -86,32 +92,37 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
   // A commit that enqueued jobs wakes this process's worker (it listens itself) and, on PostgreSQL, every other process's.
   const wakeups = store.wakeups;
   if (wakeups) store.onJobsEnqueued(() => wakeups.notify(JOBS_WAKEUP_CHANNEL));
-  const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config));
-  const customers = new CustomerService(store, cursors);
+  const clock = new PlatformClock(store);
+  const platformConfig = new PlatformConfigService(store, WebhookTargetPolicy.forServer(config), config.sandboxAuthorizationTtlMs, clock);
+  // Another process advanced a clock: offsets are read again on next use.
+  wakeups?.listen(CLOCK_CHANNEL, () => clock.forget());
+  const customers = new CustomerService(store, cursors, clock);
   const documents = new DocumentService(store, cursors);
   return {
     config,
     store,
     cursors,
-    tokens: new TokenService(store, cursors),
+    tokens: new TokenService(store, cursors, clock),
     customers,
     // Each row is checked by POST /customers' own schema.
     bulkImports: new BulkImportService(store, customers, bodyCheck(CreateCustomerBody), config.bulkImportBatchRows),
-    kyc: new KycService(store),
+    kyc: new KycService(store, clock),
     kycLinks: new KycLinks(store, Buffer.from(hkdfSync('sha256', keys.cardRevealKey, '', 'kyc-link', 32)), config.kycLinkTtlMs),
     contactVerification: new ContactVerificationService(store, config.contactCodeTtlMs),
-    beneficialOwners: new BeneficialOwnerService(store, cursors, config.ownerPageCacheBytes),
+    beneficialOwners: new BeneficialOwnerService(store, cursors, clock, config.ownerPageCacheBytes),
     documents,
     verifications: new VerificationService(store, cursors, documents.onFile),
-    cards: new CardService(store, cursors, config.sandboxDelayedActivationMs),
-    cardSimulations: new CardSimulations(store),
+    cards: new CardService(store, cursors, clock, config.sandboxDelayedActivationMs),
+    cardSimulations: new CardSimulations(store, clock),
     cardReveals: new CardReveals(store, keys.cardRevealKey, config.cardRevealTtlMs),
-    internalAccounts: new InternalAccountService(store, cursors),
+    internalAccounts: new InternalAccountService(store, cursors, clock),
     externalAccounts: new ExternalAccountService(store, cursors, config.sandboxExternalAccountReviewDelayMs),
     ownershipVerification: new OwnershipVerification(store, config.sandboxExternalAccountReviewDelayMs),
     platformAccounts: new PlatformAccountService(store),
     platformConfig,
-    webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook),
+    clock,
+    sandboxClock: new SandboxClockService(store, clock, config.sandboxAuthorizationTtlMs, config.workerEnabled || config.httpProcesses > 1),
+    webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook, clock),
     webhookResends: new WebhookResends(store, platformConfig),
     signedDeliveries: new SignedDeliveries(store, platformConfig, signedHeaders),
     requestLogs: new RequestLog(store, cursors, { enabled: config.requestLogEnabled, bodyChars: config.requestLogBodyChars }),

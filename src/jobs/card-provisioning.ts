@@ -7,8 +7,9 @@ import type { JobHandler } from './types.js';
 export const cardProvisioningHandler: JobHandler = {
   kind: CARD_PROVISIONING_JOB,
   retryScheduleMs: () => INTERNAL_RETRY_SCHEDULE_MS,
-  async run(job) {
+  async run(job, services) {
     const payload = JSON.parse(job.payload) as CardIssuanceJob;
-    return { outcome: 'done', write: (uow) => landCardIssuance(uow, payload, Date.now()) };
+    const now = await services.clock.now(payload.platformId);
+    return { outcome: 'done', write: (uow) => landCardIssuance(uow, payload, now) };
   },
 };

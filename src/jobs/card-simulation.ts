@@ -4,8 +4,14 @@ import type { UnitOfWork } from '../store/unit-of-work.js';
 import { INTERNAL_RETRY_SCHEDULE_MS } from './backoff.js';
 import type { JobHandler, JobServices } from './types.js';
 
-const land = (uow: UnitOfWork, jobs: readonly CardSimulationJob[], services: JobServices, log: Logger) =>
-  landOperations(uow, jobs, log, { delayedPullMs: services.config.sandboxDelayedPullMs });
+/** Lands each platform's jobs at that platform's time (a batch is almost always one platform's). */
+async function land(uow: UnitOfWork, jobs: readonly CardSimulationJob[], services: JobServices, log: Logger): Promise<void> {
+  const byPlatform = new Map<string, CardSimulationJob[]>();
+  for (const job of jobs) byPlatform.set(job.platformId, [...(byPlatform.get(job.platformId) ?? []), job]);
+  for (const [platformId, mine] of byPlatform) {
+    await landOperations(uow, mine, log, { delayedPullMs: services.config.sandboxDelayedPullMs, now: await services.clock.now(platformId, uow) });
+  }
+}
 
 /** Lands accepted card simulations; all of the work happens in the worker's batch, a batch of them at once. */
 export const cardSimulationHandler: JobHandler = {

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { BulkImportService } from '../domain/customers/bulk-imports.js';
 import type { PlatformConfigService } from '../domain/platform/platform-config.js';
+import type { PlatformClock } from '../domain/platform/platform-clock.js';
 import type { SendWebhook } from '../domain/webhooks/webhook-sending.js';
 import type { Store } from '../store/store.js';
 import type { JobRow } from '../store/tables/jobs.js';
@@ -16,6 +17,8 @@ export interface JobServices {
   config: Config;
   store: Pick<Store, 'db' | 'read'>;
   platformConfig: Pick<PlatformConfigService, 'load'>;
+  /** Each platform's sandbox clock: what a landing stamps. */
+  clock: Pick<PlatformClock, 'now' | 'due'>;
   sendWebhook: SendWebhook;
   /** The bulk customer import's batches, written in the worker's batch commit. */
   bulkImports: Pick<BulkImportService, 'importBatch'>;

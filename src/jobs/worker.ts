@@ -124,6 +124,9 @@ export class Worker {
     this.pruneTimer = setTimeout(() => {
       this.pruning = this.prune()
         .catch((err: unknown) => this.log.error({ err }, 'pruning finished jobs failed'))
+        // The authorizations whose time-to-live ran out in real time expire here; an advance expires its own at once.
+        .then(() => this.services.sandboxClock.sweep(this.log))
+        .catch((err: unknown) => this.log.error({ err }, 'expiring authorizations failed'))
         .finally(() => {
           this.pruning = undefined;
           this.schedulePrune();

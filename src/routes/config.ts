@@ -35,7 +35,7 @@ export const configRoutes: RouteModule = (app, { platformConfig }) => {
         summary: 'Update platform configuration',
         description:
           'Fields left out are unchanged: supportedCurrencies replaces the list, embeddedWalletConfig and cardTokenization2faConfig change only the fields given, ' +
-          'feeConfigs upserts by (feeType, sourceCurrency). The service stores these settings and returns them; it does not act on them. ' +
+          'feeConfigs upserts by (feeType, sourceCurrency). The service stores these settings and returns them; it does not act on them, except sandboxAuthorizationTtlSeconds (when open authorizations expire by themselves on the sandbox clock). ' +
           'Events stored while no endpoint is set are not sent when one is set; redeliver them with POST /webhook-events/{id}/redeliver.',
         body: UpdateConfigBody,
         response: { 200: PlatformConfigSchema, ...errorResponses(400, 415, 501) },

@@ -9,6 +9,7 @@ import { kycLinkRoutes } from './kyc-links.js';
 import { endUserTermsRoutes } from './end-user-terms.js';
 import { internalAccountRoutes, sandboxInternalAccountRoutes } from './internal-accounts.js';
 import { sandboxCardRoutes } from './sandbox-cards.js';
+import { sandboxClockRoutes } from './sandbox-clock.js';
 import { sandboxCustomerRoutes } from './sandbox-customers.js';
 import { tokenRoutes } from './tokens.js';
 import { transactionRoutes } from './transactions.js';
@@ -29,4 +30,4 @@ export const routeModules: RouteModule[] = [
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,
  * and documented, only when the server is not started with SERVICE_ENV=production.
  */
-export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes, sandboxInternalAccountRoutes, sandboxCustomerRoutes];
+export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes, sandboxInternalAccountRoutes, sandboxCustomerRoutes, sandboxClockRoutes];

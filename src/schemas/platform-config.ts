@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { MAX_ENDPOINT_LENGTH } from '../domain/platform/platform-config.js';
 import { FEE_SOURCE_CURRENCIES, FEE_TYPES, TRANSACTION_TYPES } from '../domain/platform/platform-config-fields.js';
+import { extension } from './common.js';
 import { EmailSchema, NOT_BLANK } from './fields.js';
 
 const CUSTOMER_INFO_FIELDS = [
@@ -108,6 +109,14 @@ const FeeConfigSchema = Type.Object(
   { ...strict, description: 'A platform fee, one per (feeType, sourceCurrency)' },
 );
 
+const SANDBOX_AUTHORIZATION_TTL = (description: string) =>
+  Type.Integer({
+    ...extension('The field: the sandbox clock of this service'),
+    minimum: 60,
+    maximum: 63_072_000,
+    description: `${description}. A fully open card authorization (AUTHORIZED, nothing settled) expires by itself this many seconds after it was authorized, on the platform's sandbox clock (60 s to two years)`,
+  });
+
 const WEBHOOK_PUBLIC_KEY_DESCRIPTION =
   "PEM (SPKI) of the platform's ECDSA P-256 public key. X-Grid-Signature on every delivery is base64 of a DER-encoded ECDSA signature over " +
   "SHA-256 of the raw body: `crypto.verify('sha256', rawBody, webhookPublicKey, Buffer.from(header, 'base64'))`. Rotating the webhook secret keeps this key.";
@@ -122,6 +131,7 @@ export const PlatformConfigSchema = Type.Object(
     embeddedWalletConfig: Type.Optional(EmbeddedWalletConfigSchema),
     cardTokenization2faConfig: Type.Optional(CardTokenization2faConfigSchema),
     feeConfigs: Type.Array(FeeConfigSchema, { description: 'Every active fee config' }),
+    sandboxAuthorizationTtlSeconds: SANDBOX_AUTHORIZATION_TTL("The platform's authorization time-to-live, its own or the server's SANDBOX_AUTHORIZATION_TTL_MS"),
     webhookSecret: Type.Optional(
       Type.String({
         description:
@@ -163,6 +173,7 @@ export const UpdateConfigBody = Type.Object(
         description: 'Upserted by (feeType, sourceCurrency); a config whose variable and fixed fees are both 0 is removed; left out: unchanged',
       }),
     ),
+    sandboxAuthorizationTtlSeconds: Type.Optional(Type.Union([SANDBOX_AUTHORIZATION_TTL('Sets the platform\'s authorization time-to-live'), Type.Null({ description: "Returns to the server's SANDBOX_AUTHORIZATION_TTL_MS" })])),
   },
   { additionalProperties: false },
 );

@@ -269,3 +269,8 @@ export async function finishCardOperations(on: Queryable, rows: readonly Finishe
     equals: 'PENDING',
   });
 }
+
+/** Advances `next_seq` of these transactions by one: each was just given one operation. */
+export async function bumpNextSeq(db: Executor, ids: readonly string[]): Promise<void> {
+  if (ids.length > 0) await db.updateTable('card_transactions').set({ next_seq: sql<number>`next_seq + 1` }).where('id', 'in', ids).execute();
+}

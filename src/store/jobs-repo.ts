@@ -15,6 +15,9 @@ export interface NewJob {
   /** Jobs sharing a key run one at a time, in the order they were enqueued. */
   queueKey?: string | null;
   runAt?: number;
+  /** A job due at a time of its platform's sandbox clock (PlatformClock.due gives the three fields): an advance pulls it forward. */
+  platformId?: string;
+  platformDueAt?: number;
 }
 
 /** Adds a job in the caller's unit of work, so it commits with the business write; the workers wake once it commits. */
@@ -34,13 +37,17 @@ export async function enqueueJobs(uow: UnitOfWork, jobs: readonly NewJob[], now 
 
 /** The row a new job is inserted as. */
 export function jobRow(job: NewJob, now: number): JobRow {
+  // The platform columns only when set: the rows of a multi-row insert (and the authorization's one statement) keep their columns.
+  const platformDue = job.platformId === undefined ? {} : { platform_id: job.platformId, platform_due_at: job.platformDueAt ?? null };
   return {
+    ...platformDue,
     id: job.id,
     kind: job.kind,
     payload: JSON.stringify(job.payload),
     queue_key: job.queueKey ?? null,
     state: 'queued',
-    run_at: job.runAt ?? now,
+    // Real time, as the worker judges due times by the database's clock: `now` may be a platform's sandbox clock.
+    run_at: job.runAt ?? Date.now(),
     attempts: 0,
     lease_owner: null,
     lease_expires_at: null,

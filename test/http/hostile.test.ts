@@ -558,6 +558,8 @@ function templatesFor(
     'POST /sandbox/cards/:id/simulate/financial_authorization': sim('financial_authorization', { amount: 8000, currency: { code: 'USD' }, merchant: { descriptor: 'ATM WITHDRAWAL', mcc: '6011' } }),
     'POST /sandbox/cards/:id/simulate/financial_credit_authorization': sim('financial_credit_authorization', { amount: 4000, currency: { code: 'USD' }, merchant: { descriptor: 'ACME PAYOUTS' } }),
     'POST /sandbox/webhooks/test': { method: 'POST', path: `${BASE}/sandbox/webhooks/test` },
+    'GET /sandbox/clock': { method: 'GET', path: `${BASE}/sandbox/clock` },
+    'POST /sandbox/clock/advance': { method: 'POST', path: `${BASE}/sandbox/clock/advance`, body: { seconds: 60 } },
     'POST /tokens': { method: 'POST', path: `${BASE}/tokens`, body: { name: 'ci', permissions: ['VIEW'] } },
     'GET /tokens': { method: 'GET', path: `${BASE}/tokens`, query: { limit: '2', name: 'ci' } },
     'GET /tokens/:id': { method: 'GET', path: `${BASE}/tokens/:id`, id: ids.token },

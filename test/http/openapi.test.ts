@@ -228,7 +228,7 @@ describeEachEngine('OpenAPI document', (t) => {
     expect(configSchema.required).not.toContain('webhookSecret');
     expect(configSchema.properties.webhookSecret.description).toMatch(/only to MANAGE tokens/);
     expect(Object.keys(config.patch.requestBody.content['application/json'].schema.properties).sort()).toEqual(
-      ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
+      ['cardTokenization2faConfig', 'embeddedWalletConfig', 'feeConfigs', 'sandboxAuthorizationTtlSeconds', 'supportedCurrencies', 'umaDomain', 'webhookEndpoint'].sort(),
     );
     expect(config.patch.responses['501'].content['application/json'].schema.properties.code.enum).toEqual(['NOT_IMPLEMENTED']);
     const test = doc.paths['/sandbox/webhooks/test'].post.responses['200'].content['application/json'].schema;
@@ -369,6 +369,8 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'GET /transactions': { query: `cardId=${card}` },
     'GET /transactions/{id}': { id: open },
     'POST /sandbox/cards/{id}/simulate/authorization': { id: card, body: () => authorization },
+    'GET /sandbox/clock': {},
+    'POST /sandbox/clock/advance': { body: () => ({ seconds: 60 }) },
     'POST /sandbox/cards/{id}/simulate/clearing': { id: card, body: () => ({ cardTransactionId: open, amount: 1 }) },
     'POST /sandbox/cards/{id}/simulate/return': { id: card, body: () => ({ cardTransactionId: settled, amount: 1 }) },
     'POST /sandbox/cards/{id}/simulate/authorization_expiry': { id: card, body: async () => ({ cardTransactionId: await transaction() }) },

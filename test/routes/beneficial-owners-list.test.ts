@@ -122,7 +122,7 @@ describeEachEngine('list beneficial owners', (t) => {
       expect(await page(t.caller, query)).toEqual(first);
       expect(pageReads()).toBe(0);
       // Another process: its own service (its own kept pages) on the same database.
-      const other = new BeneficialOwnerService(t.services.store, t.services.cursors);
+      const other = new BeneficialOwnerService(t.services.store, t.services.cursors, t.services.clock);
       const [owner] = first.data as (Owner & { ownershipPercentage: number })[];
       await other.update(t.caller.platformId, owner!.id, { ownershipPercentage: 7 });
       const changed = await page(t.caller, query);

@@ -12,6 +12,7 @@ import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { balanceDelta, type Movement } from './ledger.js';
 import type { Cursors, Page } from '../shared/pagination.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 export { BALANCE_UPDATED_EVENT, INTERNAL_ACCOUNT_STATUSES, INTERNAL_ACCOUNT_TYPES, type AccountListFilter, type InternalAccount } from './account.js';
@@ -100,7 +101,11 @@ export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now
 }
 
 export class InternalAccountService {
-  constructor(private readonly store: Store, private readonly cursors: Cursors) {}
+  constructor(
+    private readonly store: Store,
+    private readonly cursors: Cursors,
+    private readonly clock: PlatformClock,
+  ) {}
 
   async list(platformId: string, limit: number, cursor: string | undefined, filter: AccountListFilter): Promise<Page<InternalAccount>> {
     const scope = `internal-accounts:${platformId}:${filter.customerId ?? ''}:${filter.currency ?? ''}:${filter.type ?? ''}`;
@@ -113,7 +118,7 @@ export class InternalAccountService {
   /** Sandbox: credits the account (a FUNDING entry) and answers it. `within`: the request's unit of work, when it has one (an Idempotency-Key). */
   async fund(platformId: string, accountId: string, amount: number, within?: UnitOfWork): Promise<InternalAccount> {
     return this.store.transaction(async (uow) => {
-      const now = this.now();
+      const now = await this.clock.now(platformId, uow);
       const row = await repo.findAccount(uow.db, platformId, accountId);
       if (row) return post(uow, { platformId, accountId: row.id, movements: [{ kind: 'FUNDING', amount }] }, now);
       const platformAccount = await fundPlatformAccount(uow, platformId, accountId, amount, now);
@@ -122,10 +127,6 @@ export class InternalAccountService {
     }, within);
   }
 
-  /** Every timestamp this service writes (the sandbox clock replaces it). */
-  private now(): number {
-    return Date.now();
-  }
 
   /** A customer made before accounts existed, or written straight to the store, gets its account when listed by it. */
   private async ensureDefaultAccount(platformId: string, customerId: string): Promise<void> {

@@ -11,6 +11,7 @@ import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { applyOperation, directionOf, isOpening, project, SIMULATIONS, type Direction, type FollowUpSimulation, type Ledger, type OpeningKind, type Operation, type OperationKind } from './card-transactions.js';
 import { currencyOf, ledgerColumns, ledgerOf, renderCardTransaction } from './render.js';
 import { InvalidStateError, NotFoundError, RevokedCredentialsError, ValidationError } from '../shared/errors.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { newId } from '../shared/ids.js';
 import { decide, declineBySuffix, type Decision } from './authorization-decisioning.js';
 import { accountOf, postAll, type Posting } from '../accounts/internal-accounts.js';
@@ -54,7 +55,10 @@ export const DEFAULT_DELAYED_PULL_MS = 30_000;
  * operation and job commit together; the worker lands it later with {@link landOperations}.
  */
 export class CardSimulations {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: PlatformClock,
+  ) {}
 
   /**
    * Creates a transaction whose id is allocated now, so later simulations can name it before it
@@ -64,7 +68,7 @@ export class CardSimulations {
    * has one (an Idempotency-Key); without one, on PostgreSQL, the acceptance is one statement.
    */
   async authorize(platformId: string, cardId: string, input: AuthorizationInput, tokenId?: string, within?: UnitOfWork, kind: OpeningKind = 'AUTHORIZATION'): Promise<Accepted> {
-    const now = this.now();
+    const now = await this.clock.now(platformId);
     const token = newIssuerToken();
     const transaction: AcceptedAuthorizationRows['transaction'] = {
       id: newId('CardTransaction'),
@@ -133,15 +137,11 @@ export class CardSimulations {
         throw new InvalidStateError(`Card transaction ${row.id}: ${outcome.reason}${landed}`, projected.status);
       }
       const token = newIssuerToken();
-      await this.enqueue(uow, row, op, token, this.now());
+      await this.enqueue(uow, row, op, token, await this.clock.now(platformId, uow));
       return { issuerTransactionToken: token, cardTransactionId: row.id };
     }, within);
   }
 
-  /** The one clock of acceptance: every timestamp it writes comes from here. */
-  private now(): number {
-    return Date.now();
-  }
 
   /** Records an accepted operation and its job in the caller's unit of work (see {@link enqueueOperation}). */
   async enqueue(uow: UnitOfWork, row: CardTransactionRow, op: Operation, token: string, now: number): Promise<string> {
@@ -162,7 +162,7 @@ async function enqueueOperation(uow: UnitOfWork, row: CardTransactionRow, op: Op
 }
 
 /** A PENDING operation appended to the transaction: it takes `row.next_seq`, which advances. */
-function newOperation(row: Pick<CardTransactionRow, 'id' | 'platform_id' | 'next_seq'>, kind: OperationKind, now: number, amount: number | null = null, token = newIssuerToken()): CardOperationRow {
+export function newOperation(row: Pick<CardTransactionRow, 'id' | 'platform_id' | 'next_seq'>, kind: OperationKind, now: number, amount: number | null = null, token = newIssuerToken()): CardOperationRow {
   const operation: CardOperationRow = {
     id: newId('CardOperation'),
     platform_id: row.platform_id,
@@ -322,7 +322,9 @@ async function landJob(uow: UnitOfWork, l: Landing, job: CardSimulationJob, fund
       ops.push(report);
       writes.inserted.push(report);
       if (decision.pull === 'DELAYED') {
-        writes.jobs.push(simulationJob(report, now + (options.delayedPullMs ?? DEFAULT_DELAYED_PULL_MS)));
+        const delay = options.delayedPullMs ?? DEFAULT_DELAYED_PULL_MS;
+        // Due on the platform's clock (an advance pulls it forward); `now` is that clock's, the job's runAt real time.
+        writes.jobs.push({ ...simulationJob(report, Date.now() + delay), platformId: row.platform_id, platformDueAt: now + delay });
       } else {
         queue.push(report);
       }

@@ -21,6 +21,7 @@ import { IneligibleFundingSourceError, KycNotApprovedError, lookupableId, NotFou
 import { newId } from '../shared/ids.js';
 import { instant, listScope, type Cursors, type Page } from '../shared/pagination.js';
 import type { Environment } from '../platform/tokens.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 export type { CardState } from './card-lifecycle.js';
@@ -76,14 +77,11 @@ export class CardService {
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
-    /** How long a sandbox card whose suffix is `005` stays PROCESSING before it is activated. */
+    private readonly clock: PlatformClock,
+    /** How long a sandbox card whose suffix is `005` stays PROCESSING before it is activated, on the platform's clock. */
     private readonly delayedActivationMs = DEFAULT_DELAYED_ACTIVATION_MS,
   ) {}
 
-  /** Every timestamp this service writes. */
-  private now(): number {
-    return Date.now();
-  }
 
   /**
    * Issues a card PROCESSING, funded by the cardholder's internal accounts in the card's currency,
@@ -98,7 +96,7 @@ export class CardService {
       const ineligible = await this.fundingErrors(uow, platformId, holder.id, CARD_CURRENCY, input.fundingSources, environment);
       if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       if (holder.kyc_status !== 'APPROVED') throw new KycNotApprovedError(holder.id, holder.kyc_status);
-      const now = this.now();
+      const now = await this.clock.now(platformId, uow);
       const id = newId('Card');
       const expiry = new Date(now);
       const suffix = issuanceSuffix(input.platformCardId, holder.id);
@@ -130,8 +128,9 @@ export class CardService {
   private async provision(uow: UnitOfWork, platformId: string, cardId: string, outcome: IssuanceOutcome, now: number): Promise<void> {
     if (outcome === 'STAYS_PROCESSING') return;
     const payload: CardIssuanceJob = { platformId, cardId, outcome: outcome === 'ISSUER_REJECTED' ? 'ISSUER_REJECTED' : 'ACTIVE' };
-    const runAt = outcome === 'DELAYED_ACTIVATION' ? now + this.delayedActivationMs : now;
-    await enqueueJob(uow, { id: newId('Job'), kind: CARD_PROVISIONING_JOB, payload, queueKey: cardId, runAt }, now);
+    // The delayed activation is due on the platform's clock (an advance pulls it forward); the others at once.
+    const delay = outcome === 'DELAYED_ACTIVATION' ? { runAt: Date.now() + this.delayedActivationMs, platformId, platformDueAt: now + this.delayedActivationMs } : {};
+    await enqueueJob(uow, { id: newId('Job'), kind: CARD_PROVISIONING_JOB, payload, queueKey: cardId, ...delay });
   }
 
   /** Why each funding source cannot be bound: in the sandbox Grid's suffixes first, then the account checks. */
@@ -165,7 +164,7 @@ export class CardService {
         const ineligible = await this.fundingErrors(uow, platformId, row.cardholder_id, row.currency, change.fundingSources, environment);
         if (ineligible.length > 0) throw new IneligibleFundingSourceError(ineligible);
       }
-      const now = this.now();
+      const now = await this.clock.now(platformId, uow);
       const after: CardRow = {
         ...row,
         state,

@@ -5,6 +5,7 @@ import type { Position } from '../../store/page.js';
 import type { Store } from '../../store/store.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { DeletedError, lookupableId, NotFoundError, RevokedCredentialsError, ValidationError, type FieldError } from '../shared/errors.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { newId } from '../shared/ids.js';
 import type { Cursors } from '../shared/pagination.js';
 
@@ -139,7 +140,7 @@ export class BeneficialOwnerService {
   private readonly kept: LRUCache<string, KeptPage> | undefined;
 
   /** `keptPageBytes`: what this process keeps of owner pages it answered (see list); 0 keeps none. */
-  constructor(private readonly store: Store, private readonly cursors: Cursors, keptPageBytes = 32 * 1024 * 1024) {
+  constructor(private readonly store: Store, private readonly cursors: Cursors, private readonly clock: PlatformClock, keptPageBytes = 32 * 1024 * 1024) {
     this.pages = new OwnerPageReader(store);
     // At most keptPageBytes of pages, least recently used dropped first; a page larger than the whole bound is not kept.
     this.kept = keptPageBytes === 0 ? undefined : new LRUCache({ maxSize: keptPageBytes, sizeCalculation: (k) => k.page.ownersJson.length + (k.page.nextCursor?.length ?? 0) + 256 });
@@ -154,7 +155,7 @@ export class BeneficialOwnerService {
     const id = newId('BeneficialOwner');
     return this.store.transaction(async (uow) => {
       // The creation time is stamped under the customer's row lock, so owners show in commit order.
-      const now = await countNewOwner(uow.db, platformId, input.customerId, Date.now());
+      const now = await countNewOwner(uow.db, platformId, input.customerId, await this.clock.now(platformId, uow));
       if (now === undefined) {
         const customer = await findCustomer(uow.db, platformId, input.customerId);
         if (!customer) throw new NotFoundError('Customer', input.customerId);
@@ -196,7 +197,7 @@ export class BeneficialOwnerService {
       const row = await lockOwner(uow, platformId, id);
       if (!row) throw new NotFoundError('BeneficialOwner', id);
       const current = JSON.parse(row.body) as BeneficialOwner;
-      const now = Date.now();
+      const now = await this.clock.now(platformId, uow);
       const body = renderOwner({
         ...current,
         roles: patch.roles ?? current.roles,

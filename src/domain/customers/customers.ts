@@ -13,6 +13,7 @@ import { contactVerificationAtCreation, contactVerificationAfterChange } from '.
 import { renderCustomer, type Customer } from './render.js';
 import type { Cursors, Page } from '../shared/pagination.js';
 import type { Environment } from '../platform/tokens.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 
 export { CUSTOMER_TYPES, ENTITY_TYPES } from './customer-fields.js';
 export type { Customer } from './render.js';
@@ -144,12 +145,9 @@ export class CustomerService {
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
+    private readonly clock: PlatformClock,
   ) {}
 
-  /** Every timestamp this service writes (the sandbox clock replaces it). */
-  private now(): number {
-    return Date.now();
-  }
 
   /** The currencies the customer holds accounts in; the platform's configuration is read only when it lists some. */
   private async accountCurrencies(uow: UnitOfWork, platformId: string, currencies: string[] | undefined): Promise<string[]> {
@@ -163,7 +161,7 @@ export class CustomerService {
    */
   async create(platformId: string, environment: Environment, input: NewCustomer, within?: UnitOfWork): Promise<Customer> {
     const umaDomain = input.umaAddress === undefined ? ((await findWebhookConfig((within ?? this.store).db, platformId))?.uma_domain ?? undefined) : undefined;
-    const row = newCustomerRow(platformId, input, this.now(), umaDomain, kycStatusAtCreation(environment, input.customerType, input.fullName));
+    const row = newCustomerRow(platformId, input, await this.clock.now(platformId), umaDomain, kycStatusAtCreation(environment, input.customerType, input.fullName));
     await this.store.transaction(async (uow) => {
       const clash = await repo.insertCustomer(uow, row);
       if (clash) throw new ConflictError(clash, clashMessage(clash));
@@ -199,7 +197,7 @@ export class CustomerService {
       if (undescribed.length > 0) throw new ValidationError(undescribed);
       const umaAddress = patch.umaAddress?.toLowerCase() ?? row.uma_address;
       if (umaAddress !== row.uma_address && (await repo.activeClash(uow.db, platformId, id, { umaAddress }))) throw new ConflictError('umaAddress', clashMessage('umaAddress'));
-      const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: this.now() };
+      const next = { data: JSON.stringify(data), uma_address: umaAddress, region: row.region, currency_list: currencyList(data.currencies), updated_at: await this.clock.now(platformId, uow) };
       try {
         await repo.updateCustomer(uow.db, platformId, id, next);
       } catch (err) {
@@ -218,7 +216,7 @@ export class CustomerService {
       const row = await repo.lockCustomer(uow, platformId, id);
       if (!row) throw new NotFoundError('Customer', id);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${id} has been deleted already`);
-      const now = this.now();
+      const now = await this.clock.now(platformId, uow);
       await repo.markCustomerDeleted(uow.db, platformId, id, now);
       return renderCustomer({ ...row, is_deleted: 1, updated_at: now });
     });

@@ -6,6 +6,7 @@ import type { KycStatus } from './beneficial-owners.js';
 import { renderCustomer, type Customer } from './render.js';
 import { DeletedError, NotFoundError } from '../shared/errors.js';
 import type { Environment } from '../platform/tokens.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 /** The sandbox's magic value: the last three characters of a name or number (Grid's sandbox guide). */
@@ -53,7 +54,10 @@ export async function changeKycStatus(uow: UnitOfWork, row: CustomerRow, status:
 
 /** The sandbox's extension: a platform forces any KYC/KYB status. */
 export class KycService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: PlatformClock,
+  ) {}
 
   /** Sets any status and sends its webhook (each call sends one, even when the status does not change). */
   async setStatus(platformId: string, customerId: string, status: KycStatus, within?: UnitOfWork): Promise<Customer> {
@@ -61,12 +65,8 @@ export class KycService {
       const row = await repo.lockCustomer(uow, platformId, customerId);
       if (!row) throw new NotFoundError('Customer', customerId);
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${customerId} has been deleted`);
-      return changeKycStatus(uow, row, status, this.now());
+      return changeKycStatus(uow, row, status, await this.clock.now(platformId, uow));
     }, within);
   }
 
-  /** Every timestamp this service writes (the sandbox clock replaces it). */
-  private now(): number {
-    return Date.now();
-  }
 }

@@ -16,6 +16,7 @@ import {
   type SettingsObject,
 } from './platform-config-fields.js';
 import type { WebhookTargetPolicy } from '../webhooks/webhook-targets.js';
+import type { PlatformClock } from './platform-clock.js';
 
 /** How long deliveries stay signed with the previous secret after a rotation as well. */
 export const SECRET_ROTATION_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -30,6 +31,7 @@ export interface PlatformConfig {
   embeddedWalletConfig?: SettingsObject;
   cardTokenization2faConfig?: SettingsObject;
   feeConfigs: FeeConfig[];
+  sandboxAuthorizationTtlSeconds: number;
   webhookSecret: string;
   previousWebhookSecretExpiresAt?: string;
   webhookPublicKey: string;
@@ -44,6 +46,8 @@ export interface PlatformConfigPatch {
   embeddedWalletConfig?: SettingsObject;
   cardTokenization2faConfig?: SettingsObject;
   feeConfigs?: FeeConfig[];
+  /** null: back to the server's SANDBOX_AUTHORIZATION_TTL_MS. */
+  sandboxAuthorizationTtlSeconds?: number | null;
 }
 
 /** A config row whose X-Grid-Signature key pair exists. */
@@ -90,12 +94,13 @@ export function endpointErrors(value: string, targets: WebhookTargetPolicy): Fie
 
 const parsed = <T>(json: string | null): T | undefined => (json === null ? undefined : (JSON.parse(json) as T));
 
-function render(row: PlatformConfigRow, now: number): PlatformConfig {
+function render(row: PlatformConfigRow, now: number, defaultTtlMs: number): PlatformConfig {
   const out: PlatformConfig = {
     id: `PlatformConfig:${row.platform_id.slice(row.platform_id.indexOf(':') + 1)}`,
     supportedCurrencies: parsed<CurrencyConfig[]>(row.supported_currencies) ?? [],
     isRegulatedFinancialInstitution: false,
     feeConfigs: parsed<FeeConfig[]>(row.fee_configs) ?? [],
+    sandboxAuthorizationTtlSeconds: Math.floor(Number(row.sandbox_authorization_ttl_ms ?? defaultTtlMs) / 1000),
     webhookSecret: row.secret,
     webhookPublicKey: row.signing_public_key,
     createdAt: new Date(row.created_at).toISOString(),
@@ -118,6 +123,9 @@ export class PlatformConfigService {
   constructor(
     private readonly store: Store,
     private readonly targets: WebhookTargetPolicy,
+    /** SANDBOX_AUTHORIZATION_TTL_MS: the time-to-live of a platform that set none. */
+    private readonly defaultAuthorizationTtlMs: number,
+    private readonly clock: PlatformClock,
   ) {}
 
   /**
@@ -132,7 +140,7 @@ export class PlatformConfigService {
     if (found) {
       await setSigningKeysIfMissing(db, platformId, keys.privateKey, keys.publicKey);
     } else {
-      const now = Date.now();
+      const now = await this.clock.now(platformId);
       await insertWebhookConfigIfMissing(db, {
         platform_id: platformId,
         webhook_endpoint: null,
@@ -155,7 +163,7 @@ export class PlatformConfigService {
   }
 
   async get(platformId: string): Promise<PlatformConfig> {
-    return render(await this.load(platformId), Date.now());
+    return render(await this.load(platformId), Date.now(), this.defaultAuthorizationTtlMs);
   }
 
   /** The configuration without the signing secret, for tokens that may not manage it (whoever holds it can forge deliveries). */
@@ -181,7 +189,8 @@ export class PlatformConfigService {
     await this.store.transaction(async (uow) => {
       // Merged fields are read and written in one unit of work, under a row lock.
       const row = (await lockWebhookConfig(uow, platformId))!;
-      const changes: Parameters<typeof updateWebhookConfig>[2] = { updated_at: now };
+      // updatedAt is the platform's clock; `now` (real) judges the secret rotation window, which is about deliveries.
+      const changes: Parameters<typeof updateWebhookConfig>[2] = { updated_at: await this.clock.now(platformId, uow) };
       if (patch.webhookEndpoint !== undefined) changes.webhook_endpoint = patch.webhookEndpoint;
       if (patch.umaDomain !== undefined) changes.uma_domain = patch.umaDomain;
       if (patch.supportedCurrencies) changes.supported_currencies = JSON.stringify(storedCurrencies(patch.supportedCurrencies));
@@ -189,10 +198,11 @@ export class PlatformConfigService {
       if (patch.cardTokenization2faConfig) {
         changes.card_tokenization_2fa_config = JSON.stringify(mergeSettings(parsed(row.card_tokenization_2fa_config), patch.cardTokenization2faConfig));
       }
+      if (patch.sandboxAuthorizationTtlSeconds !== undefined) changes.sandbox_authorization_ttl_ms = patch.sandboxAuthorizationTtlSeconds === null ? null : patch.sandboxAuthorizationTtlSeconds * 1000;
       if (patch.feeConfigs) changes.fee_configs = JSON.stringify(mergeFeeConfigs(parsed<FeeConfig[]>(row.fee_configs) ?? [], patch.feeConfigs));
       await updateWebhookConfig(uow.db, platformId, changes);
     }, within);
-    return render((await findWebhookConfig((within ?? this.store).db, platformId)) as PlatformConfigRow, now);
+    return render((await findWebhookConfig((within ?? this.store).db, platformId)) as PlatformConfigRow, now, this.defaultAuthorizationTtlMs);
   }
 
   /**
@@ -206,6 +216,6 @@ export class PlatformConfigService {
     const { db } = within ?? this.store;
     const now = Date.now();
     await rotateWebhookSecret(db, platformId, newWebhookSecret(), now + SECRET_ROTATION_WINDOW_MS, now);
-    return render((await findWebhookConfig(db, platformId)) as PlatformConfigRow, now);
+    return render((await findWebhookConfig(db, platformId)) as PlatformConfigRow, now, this.defaultAuthorizationTtlMs);
   }
 }

@@ -7,6 +7,7 @@ import * as repo from '../../store/tokens-repo.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { instant, listScope, type Cursors, type Page } from '../shared/pagination.js';
+import type { PlatformClock } from './platform-clock.js';
 
 export type Environment = 'sandbox' | 'production';
 export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
@@ -101,7 +102,11 @@ export class TokenService {
   /** Token id -> the digest of its secret and its principal, for tokens this process has verified. */
   private readonly verified = new LRUCache<string, { secretDigest: Buffer; principal: Principal }>({ max: MAX_REMEMBERED });
 
-  constructor(private readonly store: Store, private readonly cursors: Cursors) {
+  constructor(
+    private readonly store: Store,
+    private readonly cursors: Cursors,
+    private readonly clock: PlatformClock,
+  ) {
     this.tokenForAuth = repo.tokenForAuthQuery(store);
     this.tokenIsLive = repo.tokenIsLiveQuery(store);
   }
@@ -151,7 +156,7 @@ export class TokenService {
     within?: UnitOfWork,
   ): Promise<CreatedApiToken> {
     const secret = randomBytes(32).toString('base64url');
-    const now = Date.now();
+    const now = await this.clock.now(platformId);
     const row: ApiTokenRow = {
       id: newId('Token'),
       platform_id: platformId,
@@ -188,7 +193,7 @@ export class TokenService {
   }
 
   async revoke(platformId: string, id: string): Promise<void> {
-    if (!(await repo.revokeToken(this.store.db, platformId, id, Date.now()))) throw new NotFoundError('Token', id);
+    if (!(await repo.revokeToken(this.store.db, platformId, id, await this.clock.now(platformId)))) throw new NotFoundError('Token', id);
     this.forget(id);
   }
 }

@@ -13,6 +13,7 @@ import type { Cursors, Page } from '../shared/pagination.js';
 import { signingSecrets, type PlatformConfigService } from '../platform/platform-config.js';
 import { DELIVER_WEBHOOK_JOB } from './webhook-events.js';
 import type { SendWebhook } from './webhook-sending.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 
 export const DELIVERY_STATES: DeliveryState[] = ['PENDING', 'DELIVERED', 'FAILED', 'WEBHOOK_ENDPOINT_NOT_SET'];
 export const TEST_EVENT_TYPE = 'TEST';
@@ -94,6 +95,7 @@ export class WebhookEventLog {
     private readonly platformConfig: PlatformConfigService,
     // Injected: the outbound HTTP lives in jobs/, so the domain stays free of I/O and of the jobs layer.
     private readonly sendWebhook: SendWebhook,
+    private readonly clock: PlatformClock,
   ) {}
 
   /** Oldest first unless `sortOrder` is desc (the console shows the newest first, where new events appear). */
@@ -140,7 +142,8 @@ export class WebhookEventLog {
     if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
     const now = new Date();
     const id = newId('Webhook');
-    const body = JSON.stringify({ id, type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: {} });
+    // The event's time is the platform's clock; its signatures' (webhook-timestamp) the real time of sending.
+    const body = JSON.stringify({ id, type: TEST_EVENT_TYPE, timestamp: new Date(await this.clock.now(platformId)).toISOString(), data: {} });
     const url = config.webhook_endpoint;
     const secrets = signingSecrets(config, now.getTime());
     const outcome = await this.sendWebhook({ url, id, body, secrets, signingKey: config.signing_private_key, now });

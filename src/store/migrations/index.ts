@@ -17,10 +17,11 @@ import { m015OwnerVersions } from './015-owner-versions.js';
 import { m016CardSpendLimits } from './016-card-spend-limits.js';
 import { m017CardDirections } from './017-card-directions.js';
 import { m018CardReveals } from './018-card-reveals.js';
+import { m019SandboxClock } from './019-sandbox-clock.js';
 import { m020Verifications } from './020-verifications.js';
-import { m023RequestLogs } from './023-request-logs.js';
-import { m022ExternalAccounts } from './022-external-accounts.js';
 import { m021Documents } from './021-documents.js';
+import { m022ExternalAccounts } from './022-external-accounts.js';
+import { m023RequestLogs } from './023-request-logs.js';
 import { m025OnboardingLinks } from './025-onboarding-links.js';
 import { m026InternalAccountsCurrencies } from './026-internal-accounts-currencies.js';
 
@@ -44,10 +45,11 @@ export const migrations: Record<string, MigrationFactory> = {
   '016_card_spend_limits': m016CardSpendLimits,
   '017_card_directions': m017CardDirections,
   '018_card_reveals': m018CardReveals,
+  '019_sandbox_clock': m019SandboxClock,
   '020_verifications': m020Verifications,
-  '023_request_logs': m023RequestLogs,
-  '022_external_accounts': m022ExternalAccounts,
   '021_documents': m021Documents,
+  '022_external_accounts': m022ExternalAccounts,
+  '023_request_logs': m023RequestLogs,
   '025_onboarding_links': m025OnboardingLinks,
   '026_internal_accounts_currencies': m026InternalAccountsCurrencies,
 };

@@ -10,6 +10,8 @@ export interface PlatformRow {
    * (platform, environment) is one data scope; the sandbox scope is the platform's own row.
    */
   sandbox_platform_id?: string | null;
+  /** The sandbox clock: milliseconds this platform's time is ahead of real time (migration 019); 0 unless advanced. */
+  clock_offset_ms?: number;
 }
 
 export interface ApiTokenRow {

@@ -14,6 +14,9 @@ export interface JobRow {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** A job due at a time of a platform's sandbox clock: the platform and that time (migration 019); an advance pulls `run_at` forward. */
+  platform_id?: string | null;
+  platform_due_at?: number | null;
 }
 
 export interface JobTables {

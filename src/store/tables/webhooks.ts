@@ -18,6 +18,8 @@ export interface PlatformWebhookConfigRow {
   embedded_wallet_config: string | null;
   card_tokenization_2fa_config: string | null;
   fee_configs: string | null;
+  /** The platform's own SANDBOX_AUTHORIZATION_TTL in ms; null: the server's. Added by migration 019. */
+  sandbox_authorization_ttl_ms?: number | null;
   created_at: number;
   updated_at: number;
 }

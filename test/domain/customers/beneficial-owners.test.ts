@@ -107,7 +107,7 @@ describeEachEngine('beneficial owner pages', (t) => {
       customers.push(customerId);
     }
     const [a, b, c] = customers as [string, string, string];
-    const withBytes = (bytes: number) => new BeneficialOwnerService(t.services.store, t.services.cursors, bytes);
+    const withBytes = (bytes: number) => new BeneficialOwnerService(t.services.store, t.services.cursors, t.services.clock, bytes);
     const list = (service: BeneficialOwnerService, customerId: string) => service.list(tokenId, platformId, customerId, 20, undefined);
     // A kept page is answered as the very object kept; a page read anew is another, equal one.
     const pageBytes = (await list(withBytes(0), a)).ownersJson.length + 256;
