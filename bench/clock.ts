@@ -76,7 +76,7 @@ async function measure(engine: Engine, count: number, concurrency: number): Prom
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (sent < count) {
         sent += 1;
-        await call('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1_000, merchant: MERCHANT });
+        await call('POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 1_000, currency: { code: 'USD' }, merchant: MERCHANT });
       }
     }));
     await waitFor(async () => (await countStatus(store!, 'AUTHORIZED')) === count, `${count} authorizations to land`);

@@ -97,7 +97,7 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
   // Another process advanced a clock: offsets are read again on next use.
   wakeups?.listen(CLOCK_CHANNEL, () => clock.forget());
   const customers = new CustomerService(store, cursors, clock);
-  const documents = new DocumentService(store, cursors);
+  const documents = new DocumentService(store, clock, cursors);
   return {
     config,
     store,
@@ -105,20 +105,20 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     tokens: new TokenService(store, cursors, clock),
     customers,
     // Each row is checked by POST /customers' own schema.
-    bulkImports: new BulkImportService(store, customers, bodyCheck(CreateCustomerBody), config.bulkImportBatchRows),
+    bulkImports: new BulkImportService(store, clock, customers, bodyCheck(CreateCustomerBody), config.bulkImportBatchRows),
     kyc: new KycService(store, clock),
     kycLinks: new KycLinks(store, Buffer.from(hkdfSync('sha256', keys.cardRevealKey, '', 'kyc-link', 32)), config.kycLinkTtlMs),
-    contactVerification: new ContactVerificationService(store, config.contactCodeTtlMs),
+    contactVerification: new ContactVerificationService(store, clock, config.contactCodeTtlMs),
     beneficialOwners: new BeneficialOwnerService(store, cursors, clock, config.ownerPageCacheBytes),
     documents,
-    verifications: new VerificationService(store, cursors, documents.onFile),
+    verifications: new VerificationService(store, clock, cursors, documents.onFile),
     cards: new CardService(store, cursors, clock, config.sandboxDelayedActivationMs),
     cardSimulations: new CardSimulations(store, clock),
     cardReveals: new CardReveals(store, keys.cardRevealKey, config.cardRevealTtlMs),
     internalAccounts: new InternalAccountService(store, cursors, clock),
-    externalAccounts: new ExternalAccountService(store, cursors, config.sandboxExternalAccountReviewDelayMs),
-    ownershipVerification: new OwnershipVerification(store, config.sandboxExternalAccountReviewDelayMs),
-    platformAccounts: new PlatformAccountService(store),
+    externalAccounts: new ExternalAccountService(store, clock, cursors, config.sandboxExternalAccountReviewDelayMs),
+    ownershipVerification: new OwnershipVerification(store, clock, config.sandboxExternalAccountReviewDelayMs),
+    platformAccounts: new PlatformAccountService(store, clock),
     platformConfig,
     clock,
     sandboxClock: new SandboxClockService(store, clock, config.sandboxAuthorizationTtlMs, config.workerEnabled || config.httpProcesses > 1),

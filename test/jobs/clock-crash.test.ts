@@ -48,7 +48,7 @@ for (const engine of ENGINES) {
       await Promise.all(Array.from({ length: 8 }, async () => {
         while (sent < AUTHORIZATIONS) {
           sent += 1;
-          await call(server.baseUrl, 'POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 100, merchant: { descriptor: 'CRASH TEST' } });
+          await call(server.baseUrl, 'POST', `/sandbox/cards/${card.id}/simulate/authorization`, { amount: 100, currency: { code: 'USD' }, merchant: { descriptor: 'CRASH TEST' } });
         }
       }));
       const count = async (status: string) =>

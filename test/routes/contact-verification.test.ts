@@ -82,7 +82,7 @@ describeEachEngine('contact verification: verify-email, verify-phone and their c
 
   it('refuses an expired code (a code whose lifetime is zero expires as it is sent)', async () => {
     const customer = await create(t.caller, EU_INDIVIDUAL);
-    const instant = new ContactVerificationService(t.services.store, 0);
+    const instant = new ContactVerificationService(t.services.store, t.services.clock, 0);
     await instant.send(t.caller.platformId, 'sandbox', customer.id, 'email');
     expect(await instant.confirm(t.caller.platformId, customer.id, 'email', SANDBOX_CONTACT_CODE)).toEqual({ refused: { reason: 'EXPIRED' } });
     const res = await confirm(t.caller, customer.id, 'email', SANDBOX_CONTACT_CODE);

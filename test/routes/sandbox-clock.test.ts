@@ -37,7 +37,7 @@ describeEachEngine('the sandbox clock', (t) => {
   };
   const txn = async (caller: Caller, id: string) => (await caller.req('GET', `/transactions/${id}`)).json();
   async function authorized(caller: Caller, cardId: string, amount: number): Promise<string> {
-    const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount, merchant: MERCHANT });
+    const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount, currency: { code: 'USD' }, merchant: MERCHANT });
     expect(res.statusCode, res.body).toBe(202);
     const id = res.json().cardTransactionId as string;
     await until('the authorization to land', async () => ((await txn(caller, id)).status === 'AUTHORIZED' ? true : undefined));
@@ -168,7 +168,7 @@ describeEachEngine('the sandbox clock', (t) => {
   it('lands a delayed outcome (the 005 delayed pull) on an advance past its due time, before answering', { timeout: 60_000 }, async () => {
     const caller = await t.newCaller();
     const { cardId } = await activeFundedCard(t, caller, 10_000);
-    const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 800, merchant: { descriptor: 'SLOW PULL 005' } });
+    const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 800, currency: { code: 'USD' }, merchant: { descriptor: 'SLOW PULL 005' } });
     expect(res.statusCode, res.body).toBe(202);
     const id = res.json().cardTransactionId as string;
     const pending = await until('the authorization to land', async () => {
@@ -180,6 +180,18 @@ describeEachEngine('the sandbox clock', (t) => {
     const confirmed = await txn(caller, id);
     expect(confirmed.pullSummary.pendingCount).toBe(0);
     expect(confirmed.operations.at(-1)).toMatchObject({ kind: 'PULL_CONFIRMATION', status: 'LANDED' });
+  });
+
+  it('lands the 005 delayed card activation on an advance past its due time, before answering', { timeout: 60_000 }, async () => {
+    const caller = await t.newCaller();
+    const { cardholderId, accountId } = await activeFundedCard(t, caller, 0);
+    const issued = await caller.req('POST', '/cards', { cardholderId, platformCardId: 'clock-slow-005', form: 'VIRTUAL', fundingSources: [accountId] });
+    expect(issued.statusCode, issued.body).toBe(201);
+    const cardId = issued.json().id as string;
+    // Due SANDBOX_DELAYED_ACTIVATION_MS (30 s by default) later on the platform's clock: still PROCESSING now.
+    expect((await caller.req('GET', `/cards/${cardId}`)).json().state).toBe('PROCESSING');
+    await advance(caller, { seconds: 60 });
+    expect((await caller.req('GET', `/cards/${cardId}`)).json()).toMatchObject({ state: 'ACTIVE', last4: '4005' });
   });
 
   it('agrees across two processes on one database: advanced through one, the other reads and stamps the same time', { timeout: 60_000 }, async () => {

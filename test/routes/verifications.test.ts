@@ -25,7 +25,7 @@ describeEachEngine('POST /verifications, GET /verifications, GET /verifications/
     caller = await t.newCaller();
     await connectReceiver(caller, receiver);
     worker = startWorker(t.services, t.app.log);
-    withDocuments = new VerificationService(t.services.store, t.services.cursors, fakeDocuments);
+    withDocuments = new VerificationService(t.services.store, t.services.clock, t.services.cursors, fakeDocuments);
   });
   afterAll(async () => {
     await worker?.stop();

@@ -1,3 +1,4 @@
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { appendPlatformEntries, findPlatformAccount, insertPlatformAccountsIfAbsent, listPlatformAccounts } from '../../store/platform-accounts-repo.js';
 import type { Store } from '../../store/store.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
@@ -42,11 +43,14 @@ export async function fundPlatformAccount(uow: UnitOfWork, platformId: string, a
  * when first listed after the currency was configured; a currency removed later keeps its account.
  */
 export class PlatformAccountService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: PlatformClock,
+  ) {}
 
   /** Every timestamp this service writes (the sandbox clock replaces it). */
-  private now(): number {
-    return Date.now();
+  private now(platformId: string, uow?: UnitOfWork): Promise<number> {
+    return this.clock.now(platformId, uow);
   }
 
   async list(platformId: string, filter: Omit<AccountListFilter, 'customerId'>): Promise<{ data: InternalAccount[] }> {
@@ -55,7 +59,7 @@ export class PlatformAccountService {
     const have = new Set((await listPlatformAccounts(this.store.db, platformId, {})).map((r) => r.currency));
     const missing = wanted.filter((c) => !have.has(c));
     if (missing.length > 0) {
-      const now = this.now();
+      const now = await this.now(platformId);
       const rows = missing.map((currency) => ({
         id: newId('InternalAccount'),
         platform_id: platformId,

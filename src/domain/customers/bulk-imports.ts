@@ -1,3 +1,4 @@
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { CsvError, parse } from 'csv-parse';
 import * as repo from '../../store/bulk-imports-repo.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
@@ -51,14 +52,15 @@ function entry(row: number, platformCustomerId: unknown, code: string, message: 
 export class BulkImportService {
   constructor(
     private readonly store: Store,
+    private readonly clock: PlatformClock,
     private readonly customers: CustomerService,
     private readonly checkBody: CustomerBodyCheck,
     private readonly batchRows: number,
   ) {}
 
   /** Every timestamp this service writes. */
-  private now(): number {
-    return Date.now();
+  private now(platformId: string, uow?: UnitOfWork): Promise<number> {
+    return this.clock.now(platformId, uow);
   }
 
   /**
@@ -74,7 +76,7 @@ export class BulkImportService {
     parser.on('error', () => undefined);
     csv.pipe(parser);
     const importId = newId('Job');
-    const now = this.now();
+    const now = await this.now(platformId);
     await repo.insertBulkImport(this.store.db, {
       id: importId, platform_id: platformId, environment, status: 'STAGING', total: 0, processed: 0, successful: 0, failed: 0, next_batch: 0, batch_count: 0, created_at: now, updated_at: now, completed_at: null,
     });
@@ -121,7 +123,7 @@ export class BulkImportService {
   async accept(platformId: string, staged: StagedImport, within?: UnitOfWork): Promise<BulkImport> {
     return this.store.transaction(async (uow) => {
       const row = (await repo.lockBulkImport(uow, staged.importId))!;
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       if (staged.unreadable) {
         const { row: at, message } = staged.unreadable;
         await repo.insertBulkImportErrors(uow.db, row.id, [entry(at, undefined, 'INVALID_CSV_FORMAT', `The CSV could not be read from row ${at}: ${message}`)]);
@@ -165,7 +167,7 @@ export class BulkImportService {
     }
     await repo.insertBulkImportErrors(uow.db, row.id, errors);
     await repo.deleteBulkImportBatch(uow.db, row.id, seq);
-    const now = this.now();
+    const now = await this.now(row.platform_id, uow);
     const next: BulkImportJobRow = {
       ...row,
       status: 'PROCESSING',

@@ -1,3 +1,4 @@
+import type { PlatformClock } from '../platform/platform-clock.js';
 import * as challenges from '../../store/contact-challenges-repo.js';
 import * as repo from '../../store/customers-repo.js';
 import type { Store } from '../../store/store.js';
@@ -55,12 +56,13 @@ export type ContactCodeRefusal = { reason: 'NOT_SENT' | 'EXPIRED' | 'LOCKED' } |
 export class ContactVerificationService {
   constructor(
     private readonly store: Store,
+    private readonly clock: PlatformClock,
     private readonly ttlMs = DEFAULT_CONTACT_CODE_TTL_MS,
   ) {}
 
   /** Every timestamp this service writes or compares (the sandbox clock replaces it). */
-  private now(): number {
-    return Date.now();
+  private now(platformId: string, uow?: UnitOfWork): Promise<number> {
+    return this.clock.now(platformId, uow);
   }
 
   /** Issues a new code (the sandbox's fixed one), replacing any outstanding code of the channel. */
@@ -69,7 +71,7 @@ export class ContactVerificationService {
     await this.store.transaction(async (uow) => {
       const row = await this.pending(uow, platformId, customerId, channel);
       if (JSON.parse(row.data)[FIELD_OF[channel]] === undefined) throw new InvalidStateError(`Customer ${customerId} has no ${FIELD_OF[channel]} to send a code to; set it with PATCH /customers/{customerId}`, 'PENDING');
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       await challenges.replaceContactChallenge(uow.db, { platform_id: platformId, customer_id: customerId, channel, code: SANDBOX_CONTACT_CODE, failed_attempts: 0, created_at: now, expires_at: now + this.ttlMs });
     }, within);
   }
@@ -79,7 +81,7 @@ export class ContactVerificationService {
     return this.store.transaction(async (uow) => {
       const row = await this.pending(uow, platformId, customerId, channel);
       const challenge = await challenges.findContactChallenge(uow.db, platformId, customerId, channel);
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       if (!challenge) return { refused: { reason: 'NOT_SENT' } } as const;
       if (challenge.expires_at <= now) return { refused: { reason: 'EXPIRED' } } as const;
       if (challenge.failed_attempts >= MAX_WRONG_CONTACT_CODES) return { refused: { reason: 'LOCKED' } } as const;

@@ -1,3 +1,4 @@
+import type { PlatformClock } from '../platform/platform-clock.js';
 import type { DocumentsOnFile } from '../verifications/documents-on-file.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import * as repo from '../../store/documents-repo.js';
@@ -90,12 +91,13 @@ function contentTypeOf(file: UploadedFile): string {
 export class DocumentService {
   constructor(
     private readonly store: Store,
+    private readonly clock: PlatformClock,
     private readonly cursors: Cursors,
   ) {}
 
   /** Every timestamp this service writes. */
-  private now(): number {
-    return Date.now();
+  private now(platformId: string, uow?: UnitOfWork): Promise<number> {
+    return this.clock.now(platformId, uow);
   }
 
   /** Stores a document of an existing holder of the platform scope: unknown or foreign holder: not found; a deleted customer: DeletedError. */
@@ -103,7 +105,7 @@ export class DocumentService {
     const contentType = contentTypeOf(file);
     return this.store.transaction(async (uow) => {
       await this.checkHolder(uow.db, platformId, input.documentHolder);
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       const at = new Date(now).toISOString();
       const document: Document = { ...pickFields(input), documentHolder: input.documentHolder, id: newId('Document'), fileName: file.fileName, createdAt: at, updatedAt: at };
       const row: DocumentRow = { id: document.id, platform_id: platformId, holder_id: input.documentHolder, document_type: input.documentType, body: renderDocument(document), created_at: now, updated_at: now };
@@ -125,7 +127,7 @@ export class DocumentService {
       const row = await repo.findDocument(uow.db, platformId, id);
       if (!row) throw new NotFoundError('Document', id);
       const current = parse(row);
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       const document: Document = { ...pickFields(input), id, documentHolder: current.documentHolder, fileName: file.fileName, createdAt: current.createdAt, updatedAt: new Date(now).toISOString() };
       await repo.replaceDocument(uow, platformId, id, { document_type: input.documentType, body: renderDocument(document), updated_at: now }, { content_type: contentType, bytes: file.bytes });
       return document;

@@ -1,3 +1,4 @@
+import type { PlatformClock } from '../platform/platform-clock.js';
 import * as repo from '../../store/external-accounts-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
@@ -40,13 +41,14 @@ const ownerOf = (scope: ExternalAccountScope): repo.ExternalAccountOwner => (sco
 export class ExternalAccountService {
   constructor(
     private readonly store: Store,
+    private readonly clock: PlatformClock,
     private readonly cursors: Cursors,
     private readonly reviewDelayMs: number,
   ) {}
 
   /** The one clock of this service's writes. */
-  private now(): number {
-    return Date.now();
+  private now(platformId: string, uow?: UnitOfWork): Promise<number> {
+    return this.clock.now(platformId, uow);
   }
 
   /**
@@ -66,7 +68,7 @@ export class ExternalAccountService {
         throw new ConflictError('externalAccount', `An external account of type ${info.accountType} with this identifier already exists for this owner`);
       }
       const verification = verifyBeneficiary(info, environment);
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       const isDefault = input.customerId !== undefined && input.defaultUmaDepositAccount === true;
       if (isDefault) await repo.clearDefaultUmaDeposit(uow.db, platformId, input.customerId!, now);
       const row: ExternalAccountRow = {
@@ -137,7 +139,7 @@ export class ExternalAccountService {
     await this.store.transaction(async (uow) => {
       const row = await repo.lockExternalAccount(uow, platformId, id, ownerOf(scope));
       if (!row) throw new NotFoundError('ExternalAccount', id);
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       await repo.updateExternalAccount(uow.db, id, { deleted_at: now, updated_at: now, ownership_challenge: null });
     }, within);
   }

@@ -1,3 +1,4 @@
+import type { PlatformClock } from '../platform/platform-clock.js';
 import * as repo from '../../store/external-accounts-repo.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
 import type { Store } from '../../store/store.js';
@@ -39,12 +40,13 @@ const ownerOf = (scope: ExternalAccountScope): repo.ExternalAccountOwner => (sco
 export class OwnershipVerification {
   constructor(
     private readonly store: Store,
+    private readonly clock: PlatformClock,
     private readonly reviewDelayMs: number,
   ) {}
 
   /** The one clock of this service's writes. */
-  private now(): number {
-    return Date.now();
+  private now(platformId: string, uow?: UnitOfWork): Promise<number> {
+    return this.clock.now(platformId, uow);
   }
 
   /**
@@ -56,7 +58,7 @@ export class OwnershipVerification {
       const row = await repo.lockExternalAccount(uow, platformId, id, ownerOf(scope));
       if (!row) throw new NotFoundError('ExternalAccount', id);
       assertChallengeable(row);
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       const stored: StoredChallenge = { id: newId('OwnershipChallenge'), method, expiresAt: now + CHALLENGE_TTL_MS };
       const expiresAt = new Date(stored.expiresAt).toISOString();
       if (method === 'WALLET_SIGNATURE') {
@@ -88,7 +90,7 @@ export class OwnershipVerification {
       if (row.status !== 'PENDING_OWNERSHIP_VERIFICATION' || challenge?.method !== 'WALLET_SIGNATURE') {
         throw new InvalidStateError('No WALLET_SIGNATURE challenge is outstanding for this external account; start one with challenge', row.status);
       }
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       const refusal = now > challenge.expiresAt ? 'answers a challenge that has expired; start a new challenge' : signature.trim().toLowerCase() === SANDBOX_INVALID_SIGNATURE ? 'is not a valid signature of messageToSign' : undefined;
       const account = await changeStatus(uow, row, { status: refusal === undefined ? 'ACTIVE' : 'UNVERIFIED', ownership_challenge: null }, now);
       return { account, refusal };

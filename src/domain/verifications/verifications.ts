@@ -1,3 +1,4 @@
+import type { PlatformClock } from '../platform/platform-clock.js';
 import { lockCustomer } from '../../store/customers-repo.js';
 import { ownersOfCustomer, updateOwner } from '../../store/owners-repo.js';
 import type { Store } from '../../store/store.js';
@@ -63,14 +64,15 @@ const poorQuality = (customerId: string): VerificationError => ({
 export class VerificationService {
   constructor(
     private readonly store: Store,
+    private readonly clock: PlatformClock,
     private readonly cursors: Cursors,
     /** Where the documents on file come from (see documents-on-file.ts). */
     private readonly documentsOnFile: DocumentsOnFile,
   ) {}
 
   /** Every timestamp this service writes (the sandbox clock replaces it). */
-  private now(): number {
-    return Date.now();
+  private now(platformId: string, uow?: UnitOfWork): Promise<number> {
+    return this.clock.now(platformId, uow);
   }
 
   /**
@@ -87,7 +89,7 @@ export class VerificationService {
         const which = customer.customer_type === 'BUSINESS' ? 'kybStatus' : 'kycStatus';
         throw new ValidationError([{ field: 'customerId', message: `is already ${customer.kyc_status} (${which}); a decided customer cannot be submitted again` }]);
       }
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       const outcome = await this.decide(uow, customer, environment);
       const row: VerificationRow = { id: newId('Verification'), platform_id: platformId, customer_id: customerId, status: outcome.status, errors: JSON.stringify(outcome.errors), created_at: now, updated_at: now };
       await repo.insertVerification(uow, row);
