@@ -48,11 +48,13 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog): void 
   if (!log.enabled) return;
   const answers = new WeakMap<FastifyRequest, Pick<CapturedRequest, 'responseText' | 'responseSummary'>>();
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (actor(request)) answers.set(request, responseOf(reply, payload));
+    // Decided once, here: a request the log cannot afford now (log.accepting()) costs nothing more.
+    if (log.accepting() && actor(request)) answers.set(request, responseOf(reply, payload));
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const who = actor(request);
+    const answer = answers.get(request);
+    const who = answer && actor(request);
     if (who) {
       const { platformId, tokenId } = who;
       const client = request.headers['x-request-id'];
@@ -66,7 +68,7 @@ export function registerRequestLog(app: FastifyInstance, log: RequestLog): void 
         durationMs: reply.elapsedTime,
         clientRequestId: typeof client === 'string' && client !== request.id ? client.slice(0, 200) : undefined,
         requestBody: requestBody(request),
-        ...answers.get(request),
+        ...answer,
       });
     }
     done();

@@ -143,6 +143,21 @@ describeEachEngine('request log', (t) => {
     expect(page.data[0]).toMatchObject({ path: '/x', query: 'card=[REDACTED PAN]', durationMs: 1.5 });
   });
 
+  it('sheds what it cannot afford to write: no writing time left, an entry is neither captured nor kept, and is counted', async () => {
+    const caller = await t.newCaller();
+    const entry = (id: string) => ({ id, platformId: caller.platformId, tokenId: caller.tokenId, method: 'GET', url: '/x', status: 200, durationMs: 1 });
+    const broke = new RequestLog(t.services.store, t.services.cursors, { enabled: true, bodyChars: 100, writeShare: 0, maxBankedMs: 0 });
+    expect(broke.accepting()).toBe(false);
+    broke.record(entry(randomUUID()));
+    expect(broke.dropped).toBe(2);
+    expect((await broke.list(caller.platformId, 10, undefined, {})).data).toEqual([]);
+    const funded = new RequestLog(t.services.store, t.services.cursors, { enabled: true, bodyChars: 100 });
+    expect(funded.accepting()).toBe(true);
+    const id = randomUUID();
+    funded.record(entry(id));
+    expect((await funded.list(caller.platformId, 10, undefined, {})).data.map((e) => e.id)).toEqual([id]);
+  });
+
   it('cuts bodies at REQUEST_LOG_BODY_CHARS', async () => {
     const caller = await t.newCaller();
     const body = { junk: 'x'.repeat(5_000), name: 'n', permissions: ['VIEW'] };
