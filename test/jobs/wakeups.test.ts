@@ -1,3 +1,4 @@
+import { JOBS_WAKEUP_CHANNEL } from '../../src/store/jobs-repo.js';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
@@ -38,7 +39,8 @@ describe.skipIf(!engineAvailable('postgres'))('job wake-ups between processes on
     await fundCustomerAt(api.baseUrl, auth, holder);
     const cardId = (await activeCardOver(fetchCall(api.baseUrl, auth), holder)).id;
     const listeners = async (): Promise<number[]> =>
-      (await admin!.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'")).rows.map((r: { pid: number }) => r.pid);
+      // The job wake-ups' listening connection (each process also listens for sandbox clock advances on another).
+      (await admin!.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND query LIKE $1", [`%${JOBS_WAKEUP_CHANNEL}%`])).rows.map((r: { pid: number }) => r.pid);
     const [first] = await until('the worker listening', async () => ((await listeners()).length === 1 ? listeners() : undefined), 10_000);
 
     /** Milliseconds from sending a simulation to the API-only process until its operation landed. */
