@@ -105,6 +105,21 @@ describeEachEngine(
       expect(unused).toEqual([{ used_at: null, requested_by: caller.tokenId }]);
     });
 
+    it('expires on the platform clock: an advance past CARD_REVEAL_TTL_MS stops the URL at once, another platform\'s URL still works', async () => {
+      const moved = await t.newCaller();
+      const movedCard = await activeCard(t, moved, undefined, { platformCardId: 'emp-reveal-clock-042' });
+      const grant = await reveal(moved, movedCard.id);
+      const untouched = await reveal();
+      const advanced = await moved.req('POST', '/sandbox/clock/advance', { seconds: Math.ceil(TTL_MS / 1000) + 1 });
+      expect(advanced.statusCode, advanced.body).toBe(200);
+      expect(Date.now()).toBeLessThan(Date.parse(grant.expiresAt));
+      expect(expectErrorObject(await open(grant.panEmbedUrl), 'expired on the clock')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
+      expect((await open(untouched.panEmbedUrl)).statusCode).toBe(200);
+      const fresh = await reveal(moved, movedCard.id);
+      expect(Date.parse(fresh.expiresAt)).toBeGreaterThanOrEqual(Date.parse(advanced.json<{ now: string }>().now) + TTL_MS);
+      expect((await open(fresh.panEmbedUrl)).statusCode).toBe(200);
+    });
+
     it('never puts the PAN or the token in a log line, an API answer or a webhook', async () => {
       const lines: string[] = [];
       const logged = await buildApp(t.services, { logger: { level: 'info', stream: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) } });
