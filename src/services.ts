@@ -123,7 +123,7 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     clock,
     sandboxClock: new SandboxClockService(store, clock, config.sandboxAuthorizationTtlMs, config.workerEnabled || config.httpProcesses > 1),
     webhookEvents: new WebhookEventLog(store, cursors, platformConfig, sendWebhook, clock),
-    webhookResends: new WebhookResends(store, platformConfig),
+    webhookResends: new WebhookResends(store, platformConfig, clock),
     signedDeliveries: new SignedDeliveries(store, platformConfig, signedHeaders),
     requestLogs: new RequestLog(store, cursors, { enabled: config.requestLogEnabled, bodyChars: config.requestLogBodyChars }),
     idempotencyKeys: new IdempotencyKeys(store),
