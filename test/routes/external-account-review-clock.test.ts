@@ -71,5 +71,6 @@ describeEachEngine(
       }
     });
   },
-  { SANDBOX_EXTERNAL_ACCOUNT_REVIEW_DELAY_MS: String(DELAY_MS) },
+  // WORKER_ENABLED: the advance then waits for the jobs it made due to land before answering.
+  { SANDBOX_EXTERNAL_ACCOUNT_REVIEW_DELAY_MS: String(DELAY_MS), WORKER_ENABLED: '1' },
 );
