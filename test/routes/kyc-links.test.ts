@@ -155,11 +155,11 @@ describeEachEngine(
 
     it('expires on the platform clock: an advance past the TTL closes the page and refuses the submission; another platform\'s link stays open', async () => {
       const moved = await t.newCaller();
-      const mine = await create({ customerType: 'INDIVIDUAL', fullName: 'Clock Work' }, moved);
+      const mine = await create({ customerType: 'INDIVIDUAL', fullName: 'Clock Work 003' }, moved);
       const res = await moved.req('POST', `/customers/${mine.id}/kyc-link`);
       expect(res.statusCode, res.body).toBe(201);
       const grant = res.json() as { kycUrl: string; expiresAt: string };
-      const untouched = await link((await create({ customerType: 'INDIVIDUAL', fullName: 'Still Open' })).id);
+      const untouched = await link((await create({ customerType: 'INDIVIDUAL', fullName: 'Still Open 003' })).id);
       expect((await open(grant.kycUrl)).statusCode).toBe(200);
       const advanced = await moved.req('POST', '/sandbox/clock/advance', { seconds: TTL_MS / 1000 + 1 });
       expect(advanced.statusCode, advanced.body).toBe(200);
