@@ -9,6 +9,7 @@ import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
 import type { SignIn } from '../http/auth.js';
 import type { Services } from '../services.js';
+import { readClock } from './clock.js';
 import { renderConsoleError } from './errors.js';
 import { pageModules } from './pages/index.js';
 import { ConsoleSessions } from './session.js';
@@ -63,6 +64,7 @@ export async function registerConsole(app: FastifyInstance, services: Services, 
       await scope.register(async (pages) => {
         pages.addHook('onRequest', requireSession(ctx));
         checkCsrf(pages);
+        pages.addHook('preHandler', readClock(ctx));
         for (const register of pageModules) register(pages, ctx);
       });
     },

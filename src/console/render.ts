@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/api-error.js';
 import { permissionRank, type Permission, type Principal } from '../domain/platform/tokens.js';
+import { advancedBy } from './clock.js';
 import { NAV } from './nav.js';
 
 declare module 'fastify' {
@@ -17,6 +18,7 @@ export function renderPage(request: FastifyRequest, reply: FastifyReply, templat
   return reply.type('text/html; charset=utf-8').view(template, {
     ...data,
     principal,
+    clock: request.consoleClock,
     canAct: (needed: Permission) => principal !== undefined && permissionRank(principal.permission) >= permissionRank(needed),
     nav: NAV.map((item) => ({ ...item, current: request.url === item.href || request.url.startsWith(`${item.href}/`) || request.url.startsWith(`${item.href}?`) })),
     csrf,
@@ -58,6 +60,7 @@ const fmt = {
     const whole = decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
     return `${sign}${whole} ${amount.currency.code}`;
   },
+  advancedBy,
   time(iso: string | undefined): string {
     return iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '';
   },

@@ -10,5 +10,5 @@ export const bulkImportHandler: JobHandler = {
     const payload = JSON.parse(job.payload) as BulkImportJob;
     return { outcome: 'done', write: (uow) => services.bulkImports.importBatch(uow, payload) };
   },
-  gaveUp: (uow, job, now) => abandonBulkImport(uow, JSON.parse(job.payload) as BulkImportJob, now),
+  gaveUp: (uow, job, _now, services) => abandonBulkImport(uow, JSON.parse(job.payload) as BulkImportJob, services.clock),
 };

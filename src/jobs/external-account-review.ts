@@ -6,8 +6,9 @@ import type { JobHandler } from './types.js';
 export const externalAccountReviewHandler: JobHandler = {
   kind: EXTERNAL_ACCOUNT_REVIEW_JOB,
   retryScheduleMs: () => INTERNAL_RETRY_SCHEDULE_MS,
-  async run(job) {
+  async run(job, services) {
     const payload = JSON.parse(job.payload) as ExternalAccountReviewJob;
-    return { outcome: 'done', write: (uow) => landExternalAccountReview(uow, payload) };
+    const now = await services.clock.now(payload.platformId);
+    return { outcome: 'done', write: (uow) => landExternalAccountReview(uow, payload, now) };
   },
 };

@@ -61,6 +61,7 @@ export interface JobHandler {
   /**
    * Writes, in the commit that fails the job for good, what a failed job means for its subject,
    * whatever ended it: a 'failed' result, or a last retry that threw or could not commit its write.
+   * `now` is real time; a write for a platform stamps with `services.clock` instead.
    */
-  gaveUp?(uow: UnitOfWork, job: JobRow, now: number): Promise<void>;
+  gaveUp?(uow: UnitOfWork, job: JobRow, now: number, services: JobServices): Promise<void>;
 }

@@ -325,7 +325,7 @@ export class Worker {
                 const finish = (finishes[i] ??= this.finishing(item));
                 if (!(await finishJob(uow, finish))) throw new LeaseLost();
                 await item.result.write?.(uow);
-                if (finish.state === 'failed') await item.handler.gaveUp?.(uow, item.job, now);
+                if (finish.state === 'failed') await item.handler.gaveUp?.(uow, item.job, now, this.services);
               });
               break;
             } catch (err) {

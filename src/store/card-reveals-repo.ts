@@ -6,6 +6,11 @@ export async function insertCardReveal(uow: UnitOfWork, row: CardRevealRow): Pro
   await uow.db.insertInto('card_reveals').values(row).execute();
 }
 
+/** The platform a reveal belongs to (its clock decides whether it has expired). */
+export async function findCardRevealPlatform(db: Executor, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('card_reveals').select('platform_id').where('id', '=', id).executeTakeFirst())?.platform_id;
+}
+
 /**
  * Marks the reveal used, if it is unused and not expired at `now`, and answers it; one statement,
  * so of two concurrent uses only one gets the row.

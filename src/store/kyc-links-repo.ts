@@ -6,6 +6,11 @@ export async function insertKycLink(uow: UnitOfWork, row: KycLinkRow): Promise<v
   await uow.db.insertInto('kyc_links').values(row).execute();
 }
 
+/** The platform a link belongs to (its clock decides whether it has expired). */
+export async function findKycLinkPlatform(db: Executor, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('kyc_links').select('platform_id').where('id', '=', id).executeTakeFirst())?.platform_id;
+}
+
 /** An unused link that has not expired at `now` (the page shows it; only the submission uses it up). */
 export async function findOpenKycLink(db: Executor, id: string, now: number): Promise<KycLinkRow | undefined> {
   return db.selectFrom('kyc_links').selectAll().where('id', '=', id).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();

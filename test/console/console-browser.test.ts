@@ -81,7 +81,6 @@ describeEachEngine('console in a real browser', (t) => {
     await nav().getByRole('link', { name: 'Tokens and configuration' }).click();
     await page.getByRole('heading', { level: 1, name: 'Tokens and configuration' }).waitFor();
     expect(await page.getByText(t.caller.clientId).count()).toBeGreaterThan(0);
-    await shot('settings');
   });
 
   it('simulates an authorization from the card page; its transaction shows and later changes without a reload', async () => {
@@ -207,6 +206,26 @@ describeEachEngine('console in a real browser', (t) => {
     await other.getByRole('button', { name: 'Replay missing', exact: true }).click();
     await other.getByRole('alert').filter({ hasText: 'needs a token with the TRANSACT permission' }).waitFor();
     await context.close();
+  });
+
+  it("advances the platform's clock from the settings page and shows the new time on it and every other page", async () => {
+    const DAYS = 3;
+    await nav().getByRole('link', { name: 'Tokens and configuration' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Tokens and configuration' }).waitFor();
+    expect(await page.locator('#clock').textContent()).toContain('(not advanced: real time)');
+    const before = Date.now();
+    await page.getByLabel('Days', { exact: true }).fill(String(DAYS));
+    await page.getByRole('button', { name: 'Advance clock', exact: true }).click();
+    const notice = page.getByRole('status').filter({ hasText: 'Clock advanced to' });
+    await notice.waitFor();
+    const shown = /Clock advanced to (\S+ \S+)\./.exec((await notice.textContent())!)![1]!;
+    expect(Date.parse(shown.replace(' ', 'T'))).toBeGreaterThanOrEqual(before + DAYS * 86_400_000 - 1_000);
+    expect(await page.locator('#clock').textContent()).toContain(`(advanced by ${DAYS} days)`);
+    expect((await injectCall(t.caller)('GET', '/sandbox/clock')).body.advancedBySeconds).toBe(DAYS * 86_400);
+    await shot('settings');
+    await nav().getByRole('link', { name: 'Cards', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Cards' }).waitFor();
+    expect(await page.locator('#clock').textContent()).toContain(`(advanced by ${DAYS} days)`);
   });
 
   it('signs out', async () => {

@@ -147,6 +147,55 @@ describeEachEngine('console pages', (t) => {
     expect(settings).not.toContain(config.webhookSecret);
   });
 
+  it("shows the platform's clock on every page and advances it from the settings page through the clock service; VIEW, a form without CSRF and a bad number are refused", async () => {
+    const platform = await t.newCaller();
+    const other = await t.newCaller();
+    const clockLine = (html: string) => /Sandbox clock: ([^(]+) \(([^)]+)\)/.exec(textOf(html))?.slice(1, 3).map((s) => s.trim());
+    const browser = new ConsoleClient(t.app);
+    await browser.signIn(platform.clientId, platform.clientSecret);
+    for (const page of ['/console/customers', '/console/cards', '/console/webhooks', '/console/settings']) {
+      const [shown, ahead] = clockLine((await browser.get(page)).body) ?? [];
+      expect(ahead, page).toBe('not advanced: real time');
+      expect(Math.abs(Date.parse(shown!.replace(' ', 'T')) - Date.now()), page).toBeLessThan(60_000);
+    }
+    const settings = await browser.get('/console/settings');
+    expect(settings.body).toMatch(/<label for="clock-days">Days<\/label>\s*<input id="clock-days" name="days" type="number"/);
+    expect(settings.body).toMatch(/<button type="submit">Advance clock<\/button>/);
+
+    const viewer = await t.services.tokens.create(platform.platformId, { name: 'clock viewer', permissions: ['VIEW'], environment: 'sandbox' });
+    const limited = new ConsoleClient(t.app);
+    await limited.signIn(viewer.clientId, viewer.clientSecret);
+    await limited.get('/console/settings');
+    const refused = await limited.post('/console/settings/clock', { days: '1' });
+    expect(refused.statusCode).toBe(403);
+    expect(textOf(refused.body)).toContain('this action needs a token with the TRANSACT permission');
+    expect((await browser.post('/console/settings/clock', { days: '1' }, { csrf: false })).statusCode).toBe(403);
+    for (const days of ['0', '-1', 'two', '']) {
+      const bad = await browser.post('/console/settings/clock', { days });
+      expect(bad.statusCode, days).toBe(400);
+      expect(textOf(bad.body)).toContain('days must be a positive number of days');
+    }
+    expect((await platform.req('GET', '/sandbox/clock')).json().advancedBySeconds).toBe(0);
+
+    const before = Date.now();
+    const advanced = await browser.post('/console/settings/clock', { days: '2.5' });
+    expect(advanced.statusCode).toBe(303);
+    const api = (await platform.req('GET', '/sandbox/clock')).json();
+    expect(api.advancedBySeconds).toBe(216_000);
+    const to = new URL(advanced.headers.location as string, 'http://console').searchParams.get('advanced')!;
+    expect(Date.parse(to)).toBeGreaterThanOrEqual(before + 216_000_000);
+    const after = await browser.get(advanced.headers.location as string);
+    expect(textOf(after.body)).toContain(`Clock advanced to ${to.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}.`);
+    expect(clockLine(after.body)![1]).toBe('advanced by 2 days 12 hours');
+    const [shownAfter, aheadAfter] = clockLine((await browser.get('/console/customers')).body)!;
+    expect(aheadAfter).toBe('advanced by 2 days 12 hours');
+    expect(Date.parse(shownAfter!.replace(' ', 'T'))).toBeGreaterThanOrEqual(Date.parse(to) - 1_000);
+    // The other platform's console keeps real time.
+    const elsewhere = new ConsoleClient(t.app);
+    await elsewhere.signIn(other.clientId, other.clientSecret);
+    expect(clockLine((await elsewhere.get('/console/settings')).body)![1]).toBe('not advanced: real time');
+  });
+
   it('lists the request log newest first, pages it by cursor, filters it by method, path, status and time, and opens an entry to its redacted bodies', async () => {
     const platform = await t.newCaller();
     const ids: string[] = [];

@@ -20,8 +20,10 @@ export async function connectReceiver(caller: Caller, receiver: WebhookReceiver)
 
 /** Stores an event for the caller's platform as a landed card operation would (its commit wakes the worker). */
 export async function produceEvent(t: TestApp, caller: Caller, type = 'CARD_TRANSACTION.AUTHORIZED', data: Record<string, unknown> = { id: 'CardTransaction:test' }): Promise<string> {
+  // Stamped on the platform's clock, as the services stamp theirs.
+  const now = await t.services.clock.now(caller.platformId);
   const { id } = await t.services.store.transaction((uow) =>
-    recordWebhookEvent(uow, { platformId: caller.platformId, type, fields: { data, operation: { kind: 'AUTHORIZATION', issuerTransactionToken: `itt_${Math.random().toString(36).slice(2)}`, amount: 1250 } } }),
+    recordWebhookEvent(uow, { platformId: caller.platformId, type, fields: { data, operation: { kind: 'AUTHORIZATION', issuerTransactionToken: `itt_${Math.random().toString(36).slice(2)}`, amount: 1250 } } }, now),
   );
   return id;
 }

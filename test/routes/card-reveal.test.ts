@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import luhn from 'fast-luhn';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { CardReveals } from '../../src/domain/cards/card-reveals.js';
 import { startWorker } from '../../src/jobs/index.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { expectErrorObject } from '../helpers/error-object.js';
@@ -103,6 +104,22 @@ describeEachEngine(
       expect(expectErrorObject(res, 'expired')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
       const unused = await t.services.store.db.selectFrom('card_reveals').select(['used_at', 'requested_by']).where('expires_at', '=', Date.parse(grant.expiresAt)).where('card_id', '=', card.id).execute();
       expect(unused).toEqual([{ used_at: null, requested_by: caller.tokenId }]);
+    });
+
+    it('expires on the platform clock: an advance past the time-to-live stops the URL at once, another platform\'s URL still works', async () => {
+      const moved = await t.newCaller();
+      const movedCard = await activeCard(t, moved, undefined, { platformCardId: 'emp-reveal-clock-042' });
+      // A minute's time-to-live: real time cannot expire these during the test, only the clock.
+      const reveals = new CardReveals(t.services.store, t.services.clock, Buffer.alloc(32, 9), 60_000);
+      const grant = await reveals.reveal(moved.platformId, 'sandbox', moved.tokenId, movedCard.id);
+      const untouched = await reveals.reveal(caller.platformId, 'sandbox', caller.tokenId, card.id);
+      const advanced = await moved.req('POST', '/sandbox/clock/advance', { seconds: 61 });
+      expect(advanced.statusCode, advanced.body).toBe(200);
+      expect(await reveals.open(grant.token)).toBeUndefined();
+      expect(await reveals.open(untouched.token)).toMatchObject({ cardId: card.id });
+      const fresh = await reveal(moved, movedCard.id);
+      expect(Date.parse(fresh.expiresAt)).toBeGreaterThanOrEqual(Date.parse(advanced.json<{ now: string }>().now) + TTL_MS);
+      expect((await open(fresh.panEmbedUrl)).statusCode).toBe(200);
     });
 
     it('never puts the PAN or the token in a log line, an API answer or a webhook', async () => {

@@ -159,13 +159,16 @@ describeEachEngine(
       expect(ids).toEqual(['p-1', 'p-2', 'p-3', 'p-4', 'p-5']);
     });
 
-    it('fails an import whose batch job gave up for good, counting the rows it never reached, instead of leaving it PROCESSING', async () => {
+    it('fails an import whose batch job gave up for good, counting the rows it never reached, instead of leaving it PROCESSING, stamped on the platform clock', async () => {
       const caller = await t.newCaller();
       const jobId = await accepted(caller, rows(3, 'stop'));
       const [queued] = await t.services.store.db.selectFrom('jobs').selectAll().where('kind', '=', BULK_IMPORT_JOB).where('state', '=', 'queued').execute();
-      await t.services.store.transaction((uow) => bulkImportHandler.gaveUp!(uow, queued!, Date.now()));
+      const advanced = await caller.req('POST', '/sandbox/clock/advance', { seconds: 3 * 86_400 });
+      const clockNow = Date.parse(advanced.json<{ now: string }>().now);
+      await t.services.store.transaction((uow) => bulkImportHandler.gaveUp!(uow, queued!, Date.now(), t.services));
       const job = await jobOf(caller, jobId);
       expect([job.status, job.progress]).toEqual(['FAILED', { total: 3, processed: 3, successful: 0, failed: 3 }]);
+      expect(Date.parse(job.completedAt)).toBeGreaterThanOrEqual(clockNow);
       expect(job.errors).toEqual([expect.objectContaining({ correlationId: 'row_1', code: 'INTERNAL_ERROR' })]);
       const events = await t.services.store.db.selectFrom('webhook_events').select('type').where('platform_id', '=', caller.platformId).execute();
       expect(events.map((e) => e.type)).toEqual(['BULK_UPLOAD.FAILED']);

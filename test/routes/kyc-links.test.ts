@@ -143,7 +143,7 @@ describeEachEngine(
         expect(res.statusCode, url).toBe(404);
       }
       expect((await open(grant.kycUrl)).statusCode).toBe(200);
-      const instant = new KycLinks(t.services.store, Buffer.alloc(32, 7), 0);
+      const instant = new KycLinks(t.services.store, t.services.clock, Buffer.alloc(32, 7), 0);
       const expired = await instant.create(caller.platformId, 'sandbox', caller.tokenId, customer.id, undefined);
       expect(await instant.page(expired.token)).toBeUndefined();
       expect(await instant.finish(expired.token, 'APPROVED', {})).toBeUndefined();
@@ -151,6 +151,25 @@ describeEachEngine(
       const decided = await open((await link(approved.id)).kycUrl);
       expect(decided.body).toMatch(/id="decided"/);
       expect(buttons(decided.body)).toEqual([]);
+    });
+
+    it('expires on the platform clock: an advance past the TTL closes the page and refuses the submission; another platform\'s link stays open', async () => {
+      const moved = await t.newCaller();
+      const mine = await create({ customerType: 'INDIVIDUAL', fullName: 'Clock Work 003' }, moved);
+      const res = await moved.req('POST', `/customers/${mine.id}/kyc-link`);
+      expect(res.statusCode, res.body).toBe(201);
+      const grant = res.json() as { kycUrl: string; expiresAt: string };
+      const untouched = await link((await create({ customerType: 'INDIVIDUAL', fullName: 'Still Open 003' })).id);
+      expect((await open(grant.kycUrl)).statusCode).toBe(200);
+      const advanced = await moved.req('POST', '/sandbox/clock/advance', { seconds: TTL_MS / 1000 + 1 });
+      expect(advanced.statusCode, advanced.body).toBe(200);
+      expect(Date.now()).toBeLessThan(Date.parse(grant.expiresAt));
+      expect((await open(grant.kycUrl)).statusCode).toBe(404);
+      expect((await submit(grant.kycUrl, { outcome: 'APPROVED' })).statusCode).toBe(404);
+      expect((await moved.req('GET', `/customers/${mine.id}`)).json().kycStatus).toBe('UNVERIFIED');
+      expect((await open(untouched.kycUrl)).statusCode).toBe(200);
+      const again = await moved.req('POST', `/customers/${mine.id}/kyc-link`);
+      expect(Date.parse(again.json().expiresAt)).toBeGreaterThanOrEqual(Date.parse(advanced.json<{ now: string }>().now) + TTL_MS);
     });
 
     it('answers 404 USER_NOT_FOUND for an unknown or foreign customer, 410 for a deleted one, 400 for a bad body, 501 in production', async () => {

@@ -117,6 +117,22 @@ describeEachEngine(
       expect([...acceptedPerId(r)].sort()).toEqual(ids.map((id) => [id, 1]).sort());
     });
 
+    it('replay-missing: a window left open ends at the platform clock, so events stamped after an advance are in it', async () => {
+      const caller = await t.newCaller();
+      expect((await caller.req('POST', '/sandbox/clock/advance', { seconds: 86_400 })).statusCode).toBe(200);
+      const since = new Date(Date.now() - 1000).toISOString();
+      const ids = [await produceEvent(t, caller), await produceEvent(t, caller)];
+      await settle(caller, ids, 'WEBHOOK_ENDPOINT_NOT_SET');
+      const stamped = await Promise.all(ids.map(async (id) => Date.parse((await caller.req('GET', `/webhook-events/${id}`)).json().createdAt)));
+      expect(Math.min(...stamped)).toBeGreaterThan(Date.now() + 3_600_000);
+      const r = await receiver();
+      await connectReceiver(caller, r);
+      expect((await caller.req('POST', '/webhook-events/replay-missing', { since })).json()).toEqual({ count: 2 });
+      await settle(caller, ids, 'DELIVERED');
+      await noJobsLeft(t);
+      expect([...acceptedPerId(r)].sort()).toEqual(ids.map((id) => [id, 1]).sort());
+    });
+
     it('replay-missing: after the endpoint changes, the events the old endpoint got are sent to the new one', async () => {
       const caller = await t.newCaller();
       const old = await receiver();

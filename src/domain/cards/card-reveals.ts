@@ -1,10 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import luhn from 'fast-luhn';
-import { insertCardReveal, useCardReveal } from '../../store/card-reveals-repo.js';
+import { findCardRevealPlatform, insertCardReveal, useCardReveal } from '../../store/card-reveals-repo.js';
 import { findCard } from '../../store/cards-repo.js';
 import type { Store } from '../../store/store.js';
 import type { CardRow } from '../../store/tables/cards.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import type { Environment } from '../platform/tokens.js';
 import { NotFoundError, NotImplementedError } from '../shared/errors.js';
 import { signedToken, verifiedTokenId } from '../shared/signed-tokens.js';
@@ -34,14 +35,15 @@ export interface RevealedCard {
 export class CardReveals {
   constructor(
     private readonly store: Store,
+    private readonly clock: PlatformClock,
     /** The server key (settings table) that signs tokens and derives each card's PAN and CVV. */
     private readonly key: Buffer,
     private readonly ttlMs = DEFAULT_REVEAL_TTL_MS,
   ) {}
 
-  /** Every timestamp this service writes or compares. */
-  private now(): number {
-    return Date.now();
+  /** Every timestamp this service writes or compares: the platform's clock (a reveal expires on it). */
+  private now(platformId: string, uow?: UnitOfWork): Promise<number> {
+    return this.clock.now(platformId, uow);
   }
 
   /** Production has no card issuer to reveal from: 501, as the document answers environments without one. */
@@ -50,7 +52,7 @@ export class CardReveals {
     return this.store.transaction(async (uow) => {
       const card = await findCard(uow.db, platformId, cardId);
       if (!card) throw new NotFoundError('Card', cardId);
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       const id = randomUUID();
       const expiresAt = now + this.ttlMs;
       await insertCardReveal(uow, { id, platform_id: platformId, card_id: card.id, requested_by: requestedBy, created_at: now, expires_at: expiresAt, used_at: null });
@@ -63,7 +65,9 @@ export class CardReveals {
     const id = verifiedTokenId(this.key, 'reveal', token);
     if (!id) return undefined;
     return this.store.transaction(async (uow) => {
-      const reveal = await useCardReveal(uow.db, id, this.now());
+      const platformId = await findCardRevealPlatform(uow.db, id);
+      if (!platformId) return undefined;
+      const reveal = await useCardReveal(uow.db, id, await this.now(platformId, uow));
       const card = reveal && (await findCard(uow.db, reveal.platform_id, reveal.card_id));
       return card ? revealed(this.key, card) : undefined;
     });

@@ -236,11 +236,13 @@ function render(row: BulkImportJobRow, errors: string[]): BulkImport {
 
 /**
  * The import whose batch job failed for good (a run that kept throwing): FAILED, with an entry
- * saying which rows were not reached, and BULK_UPLOAD.FAILED, so it does not stay PROCESSING.
+ * saying which rows were not reached, and BULK_UPLOAD.FAILED, so it does not stay PROCESSING;
+ * stamped on the import's platform's clock.
  */
-export async function abandonBulkImport(uow: UnitOfWork, job: BulkImportJob, now: number): Promise<void> {
+export async function abandonBulkImport(uow: UnitOfWork, job: BulkImportJob, clock: Pick<PlatformClock, 'now'>): Promise<void> {
   const row = await repo.lockBulkImport(uow, job.importId);
   if (!row || (row.status !== 'PENDING' && row.status !== 'PROCESSING')) return;
+  const now = await clock.now(row.platform_id, uow);
   const first = row.processed + 1;
   await repo.insertBulkImportErrors(uow.db, row.id, [entry(first, undefined, 'INTERNAL_ERROR', `The import stopped at row ${first}: rows ${first} to ${row.total} were not imported`)]);
   await finish(uow, { ...row, failed: row.failed + (row.total - row.processed), processed: row.total }, 'FAILED', now);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import * as repo from '../../store/customers-repo.js';
-import { findOpenKycLink, insertKycLink, useKycLink } from '../../store/kyc-links-repo.js';
+import { findKycLinkPlatform, findOpenKycLink, insertKycLink, useKycLink } from '../../store/kyc-links-repo.js';
 import type { Store } from '../../store/store.js';
 import type { CustomerRow } from '../../store/tables/customers.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import type { Environment } from '../platform/tokens.js';
 import { DeletedError, InvalidStateError, NotFoundError, NotImplementedError, ValidationError, type FieldError } from '../shared/errors.js';
 import { signedToken, verifiedTokenId } from '../shared/signed-tokens.js';
@@ -41,14 +42,15 @@ export interface KycLinkFinished {
 export class KycLinks {
   constructor(
     private readonly store: Store,
+    private readonly clock: PlatformClock,
     /** Signs the tokens (derived from a server key in the settings table). */
     private readonly key: Buffer,
     private readonly ttlMs = DEFAULT_KYC_LINK_TTL_MS,
   ) {}
 
-  /** Every timestamp this service writes or compares (the sandbox clock replaces it). */
-  private now(): number {
-    return Date.now();
+  /** Every timestamp this service writes or compares: the platform's clock (a link expires on it). */
+  private now(platformId: string, uow?: UnitOfWork): Promise<number> {
+    return this.clock.now(platformId, uow);
   }
 
   /** Production has no hosted provider here: 501, as card reveals answer. */
@@ -60,7 +62,7 @@ export class KycLinks {
       if (row.is_deleted === 1) throw new DeletedError(`Customer ${customerId} has been deleted`);
       const unverified = unverifiedContactChannels(row);
       if (unverified.length > 0) throw new InvalidStateError(`Verify the customer's ${unverified.join(' and ')} first (POST /customers/{customerId}/verify-${unverified[0]})`, 'CONTACT_VERIFICATION_PENDING');
-      const now = this.now();
+      const now = await this.now(platformId, uow);
       const id = randomUUID();
       const expiresAt = now + this.ttlMs;
       await insertKycLink(uow, { id, platform_id: platformId, customer_id: customerId, redirect_uri: redirectUri ?? null, requested_by: requestedBy, created_at: now, expires_at: expiresAt, used_at: null });
@@ -71,8 +73,9 @@ export class KycLinks {
   /** The page behind an open link (not used up by looking); undefined for a forged, unknown, used or expired one (all alike). */
   async page(token: string): Promise<KycLinkPage | undefined> {
     const id = verifiedTokenId(this.key, PURPOSE, token);
-    if (!id) return undefined;
-    const link = await findOpenKycLink(this.store.db, id, this.now());
+    const platformId = id && (await findKycLinkPlatform(this.store.db, id));
+    if (!id || !platformId) return undefined;
+    const link = await findOpenKycLink(this.store.db, id, await this.now(platformId));
     const row = link && (await repo.findCustomer(this.store.db, link.platform_id, link.customer_id));
     return row && row.is_deleted === 0 ? { customerId: row.id, customerType: row.customer_type, status: row.kyc_status, ...hostedFlow(row) } : undefined;
   }
@@ -85,7 +88,9 @@ export class KycLinks {
     const id = verifiedTokenId(this.key, PURPOSE, token);
     if (!id) return undefined;
     return this.store.transaction(async (uow) => {
-      const now = this.now();
+      const platformId = await findKycLinkPlatform(uow.db, id);
+      if (!platformId) return undefined;
+      const now = await this.now(platformId, uow);
       // Used up first: of two submissions only one gets the link; a refusal below rolls the use back.
       const link = await useKycLink(uow.db, id, now);
       let row = link && (await repo.lockCustomer(uow, link.platform_id, link.customer_id));

@@ -62,9 +62,9 @@ export async function changeStatus(
 /**
  * The review job, in the worker's commit: a PENDING name verification ends MATCHED (ACTIVE); a
  * LIVENESS challenge still outstanding ends verified (ACTIVE). A deleted account, or one changed
- * meanwhile (a new challenge replaced this one), is left as it is.
+ * meanwhile (a new challenge replaced this one), is left as it is. `now` is the platform's clock.
  */
-export async function landExternalAccountReview(uow: UnitOfWork, job: ExternalAccountReviewJob, now = Date.now()): Promise<void> {
+export async function landExternalAccountReview(uow: UnitOfWork, job: ExternalAccountReviewJob, now: number): Promise<void> {
   const row = await repo.lockExternalAccount(uow, job.platformId, job.externalAccountId, 'anyone');
   if (!row) return;
   if (job.challengeId === undefined) {

@@ -93,7 +93,8 @@ export class ExternalAccountService {
       await repo.insertExternalAccount(uow, row);
       if (row.status === 'PENDING' && environment === 'sandbox') {
         const payload: ExternalAccountReviewJob = { platformId, externalAccountId: row.id };
-        await enqueueJob(uow, { id: newId('Job'), kind: EXTERNAL_ACCOUNT_REVIEW_JOB, payload, queueKey: row.id, runAt: now + this.reviewDelayMs }, now);
+        // Due on the platform's clock (an advance pulls it forward); runAt is real time.
+        await enqueueJob(uow, { id: newId('Job'), kind: EXTERNAL_ACCOUNT_REVIEW_JOB, payload, queueKey: row.id, runAt: Date.now() + this.reviewDelayMs, platformId, platformDueAt: now + this.reviewDelayMs }, now);
       }
       return renderExternalAccount(row);
     }, within);

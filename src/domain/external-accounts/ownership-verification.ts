@@ -68,7 +68,8 @@ export class OwnershipVerification {
       await changeStatus(uow, row, { status: 'PENDING_OWNERSHIP_VERIFICATION', ownership_challenge: JSON.stringify(stored) }, now);
       if (method === 'LIVENESS' && environment === 'sandbox') {
         const payload: ExternalAccountReviewJob = { platformId, externalAccountId: row.id, challengeId: stored.id };
-        await enqueueJob(uow, { id: newId('Job'), kind: EXTERNAL_ACCOUNT_REVIEW_JOB, payload, queueKey: row.id, runAt: now + this.reviewDelayMs }, now);
+        // Due on the platform's clock (an advance pulls it forward); runAt is real time.
+        await enqueueJob(uow, { id: newId('Job'), kind: EXTERNAL_ACCOUNT_REVIEW_JOB, payload, queueKey: row.id, runAt: Date.now() + this.reviewDelayMs, platformId, platformDueAt: now + this.reviewDelayMs }, now);
       }
       const token = stored.id.slice(stored.id.indexOf(':') + 1);
       return method === 'WALLET_SIGNATURE'

@@ -215,7 +215,8 @@ export class PlatformConfigService {
     await this.load(platformId, within);
     const { db } = within ?? this.store;
     const now = Date.now();
-    await rotateWebhookSecret(db, platformId, newWebhookSecret(), now + SECRET_ROTATION_WINDOW_MS, now);
+    // The previous secret's window is real time (it is about deliveries); updatedAt is the platform's clock.
+    await rotateWebhookSecret(db, platformId, newWebhookSecret(), now + SECRET_ROTATION_WINDOW_MS, await this.clock.now(platformId, within));
     return render((await findWebhookConfig(db, platformId)) as PlatformConfigRow, now, this.defaultAuthorizationTtlMs);
   }
 }

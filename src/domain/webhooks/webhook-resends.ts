@@ -5,6 +5,7 @@ import { countResendable, findResendableIds, setEventsPending, type ResendMode, 
 import { ValidationError, WebhookEndpointNotSetError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { instant } from '../shared/pagination.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
 import type { PlatformConfigService } from '../platform/platform-config.js';
 import type { DeliverWebhookPayload } from './webhook-event-log.js';
 import { DELIVER_WEBHOOK_JOB } from './webhook-events.js';
@@ -35,6 +36,8 @@ export class WebhookResends {
   constructor(
     private readonly store: Store,
     private readonly platformConfig: PlatformConfigService,
+    /** Events are stamped on their platform's clock: a window left open ends at that clock's now, not the real one. */
+    private readonly clock: Pick<PlatformClock, 'now'>,
   ) {}
 
   private now(): number {
@@ -45,7 +48,7 @@ export class WebhookResends {
   async start(platformId: string, mode: ResendMode, window: { since: string; until?: string | undefined }, within?: UnitOfWork): Promise<{ count: number }> {
     const now = this.now();
     const since = instant('since', window.since)!;
-    const until = instant('until', window.until) ?? now;
+    const until = instant('until', window.until) ?? (await this.clock.now(platformId, within));
     if (until < since) throw new ValidationError([{ field: 'until', message: 'is before since' }]);
     const config = await this.platformConfig.load(platformId, within);
     if (!config.webhook_endpoint) throw new WebhookEndpointNotSetError();
