@@ -126,8 +126,8 @@ describeEachEngine('OpenAPI document', (t) => {
         const swap = (text: string) =>
           text
             .replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification|ExternalAccount|Document|Job):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id))
-            // A request id (the request log's) is a bare UUID v4.
-            .replace(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, '00000000-0000-4000-8000-000000000000');
+            // A request id (the request log's) is a bare UUID v7.
+            .replace(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, '00000000-0000-7000-8000-000000000000');
         const b = await body();
         const swapped = url(v.id && swap(v.id), v.query && swap(v.query));
         check(key, op, 'unknown ids', await send(t.caller, swapped, b === undefined ? undefined : JSON.parse(swap(JSON.stringify(b)))), v.id ? 404 : undefined);

@@ -123,8 +123,9 @@ export class RequestLog {
     return this.settings.enabled;
   }
 
+  /** Now in fractional milliseconds, so that a start time (now less the duration) keeps the order requests began in. */
   private now(): number {
-    return Date.now();
+    return performance.timeOrigin + performance.now();
   }
 
   /** Whether an entry recorded now would be kept (room in the buffer, writing time left); the capture asks first. */
@@ -142,7 +143,7 @@ export class RequestLog {
       this.dropped += 1;
       return;
     }
-    this.buffer.push({ entry, at: this.now() - Math.round(entry.durationMs) });
+    this.buffer.push({ entry, at: Math.floor(this.now() - entry.durationMs) });
     if (this.buffer.length >= this.batchSize) void this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), FLUSH_AFTER_MS);
