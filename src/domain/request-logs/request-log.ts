@@ -123,9 +123,8 @@ export class RequestLog {
     return this.settings.enabled;
   }
 
-  /** Now in fractional milliseconds, so that a start time (now less the duration) keeps the order requests began in. */
   private now(): number {
-    return performance.timeOrigin + performance.now();
+    return Date.now();
   }
 
   /** Whether an entry recorded now would be kept (room in the buffer, writing time left); the capture asks first. */
@@ -143,6 +142,8 @@ export class RequestLog {
       this.dropped += 1;
       return;
     }
+    // When it began, floored: for requests one after another never decreasing (rounding could swap
+    // two within a millisecond); ties fall to the time-ordered id.
     this.buffer.push({ entry, at: Math.floor(this.now() - entry.durationMs) });
     if (this.buffer.length >= this.batchSize) void this.flush();
     else if (!this.timer) {
