@@ -38,7 +38,7 @@ describeEachEngine(
       const id = newId('Job');
       // Due 5 ms ago: SQLite's clock, which judges due times, can read a millisecond behind Date.now(),
       // and a claim made at once would then find the job not yet due.
-      await t.services.store.transaction((uow) => enqueueJob(uow, { id, kind, payload, queueKey: queueKey ?? null }, Date.now() - 5));
+      await t.services.store.transaction((uow) => enqueueJob(uow, { id, kind, payload, queueKey: queueKey ?? null, runAt: Date.now() - 5 }));
       return id;
     }
     async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -332,7 +332,7 @@ describeEachEngine(
         },
       ]);
       const firstId = newId('Job');
-      await t.services.store.transaction((uow) => enqueueJob(uow, { id: firstId, kind: first, payload: {} }, Date.now() - 5));
+      await t.services.store.transaction((uow) => enqueueJob(uow, { id: firstId, kind: first, payload: {}, runAt: Date.now() - 5 }));
       await until(async () => (await state(secondId)) === 'done', 5_000);
       expect(await state(firstId)).toBe('done');
     });
@@ -359,7 +359,7 @@ describeEachEngine(
           }),
         },
       ]);
-      await t.services.store.transaction((uow) => enqueueJob(uow, { id, kind, payload: {} }, Date.now() - 5));
+      await t.services.store.transaction((uow) => enqueueJob(uow, { id, kind, payload: {}, runAt: Date.now() - 5 }));
       await until(async () => (await state(id)) === 'failed');
       expect((await findJob(t.services.store.db, id))?.last_error).toContain('after the joined write');
       // Undone with the job's savepoint: it was written in the batch.
