@@ -63,7 +63,7 @@ describeEachEngine(
       ]);
       expect(await balances(tight.accountId, tight.cardholderId)).toEqual({ available: 200, total: 1_000 });
       // One balance event for the batch, with the account as the batch left it.
-      const updates = (await t.services.store.db.selectFrom('webhook_events').select('body').where('type', '=', 'INTERNAL_ACCOUNT.BALANCE_UPDATED').execute())
+      const updates = (await t.services.store.db.selectFrom('webhook_events').select('body').where('type', '=', 'INTERNAL_ACCOUNT.BALANCE_UPDATED').orderBy('id').execute())
         .map((r) => JSON.parse(r.body).data)
         .filter((a) => a.id === tight.accountId);
       expect(updates.at(-1).balance.amount).toBe(200);

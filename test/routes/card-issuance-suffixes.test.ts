@@ -48,7 +48,7 @@ describeEachEngine(
     const stateChanges = (cardId: string) =>
       receiver.verifiedUnique().filter((d) => d.payload?.type === 'CARD.STATE_CHANGE' && (d.payload.data as { id: string }).id === cardId).map((d) => d.payload!.data as Record<string, any>);
     const recordedStateChanges = async (cardId: string) =>
-      (await t.services.store.db.selectFrom('webhook_events').select('body').where('platform_id', '=', caller.platformId).where('type', '=', 'CARD.STATE_CHANGE').execute())
+      (await t.services.store.db.selectFrom('webhook_events').select('body').where('platform_id', '=', caller.platformId).where('type', '=', 'CARD.STATE_CHANGE').orderBy('id').execute())
         .map((e) => JSON.parse(e.body).data)
         .filter((d: { id: string }) => d.id === cardId);
     const provisioningJobs = (cardId: string) => t.services.store.db.selectFrom('jobs').selectAll().where('kind', '=', CARD_PROVISIONING_JOB).where('queue_key', '=', cardId).execute();

@@ -101,7 +101,7 @@ describeEachEngine('cards and transactions', (t) => {
       }
       const frozen = await patch(card.id, { state: 'FROZEN' });
       expect(frozen.json()).toMatchObject({ state: 'FROZEN', maxSpendPerTransaction: 7_000 });
-      const changes = (await t.services.store.db.selectFrom('webhook_events').select('body').where('type', '=', 'CARD.STATE_CHANGE').execute())
+      const changes = (await t.services.store.db.selectFrom('webhook_events').select('body').where('type', '=', 'CARD.STATE_CHANGE').orderBy('id').execute())
         .map((e) => JSON.parse(e.body).data)
         .filter((d: { id: string }) => d.id === card.id);
       expect(changes.at(-1)).toMatchObject({ state: 'FROZEN', maxSpendPerTransaction: 7_000 });
