@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { MAX_ENDPOINT_LENGTH } from '../domain/platform/platform-config.js';
 import { FEE_SOURCE_CURRENCIES, FEE_TYPES, TRANSACTION_TYPES } from '../domain/platform/platform-config-fields.js';
 import { extension } from './common.js';
-import { EmailSchema, NOT_BLANK } from './fields.js';
+import { NOT_BLANK } from './fields.js';
 
 const CUSTOMER_INFO_FIELDS = [
   'FULL_NAME',
