@@ -1,5 +1,8 @@
 import { WebhookReceiver, type WebhookReceiverOptions, type WebhookVerificationKeys } from '../../src/cli/webhook-receiver.js';
+import { afterAll, beforeAll } from 'vitest';
 import { recordWebhookEvent } from '../../src/domain/webhooks/webhook-events.js';
+import { startWorker } from '../../src/jobs/index.js';
+import type { Worker } from '../../src/jobs/worker.js';
 import type { Caller, TestApp } from './test-app.js';
 
 export { WebhookReceiver, type ReceivedWebhook } from '../../src/cli/webhook-receiver.js';
@@ -26,4 +29,30 @@ export async function produceEvent(t: TestApp, caller: Caller, type = 'CARD_TRAN
     recordWebhookEvent(uow, { platformId: caller.platformId, type, fields: { data, operation: { kind: 'AUTHORIZATION', issuerTransactionToken: `itt_${Math.random().toString(36).slice(2)}`, amount: 1250 } } }, now),
   );
   return id;
+}
+
+/** A new caller whose platform sends its webhooks to a running receiver, and a worker delivering them. */
+export interface ConnectedCaller {
+  caller: Caller;
+  receiver: WebhookReceiver;
+  worker: Worker;
+}
+
+/**
+ * The setup most route tests share, as hooks of the enclosing suite: the returned object is filled
+ * in before its first test (register it before hooks that use it) and stopped after its last.
+ */
+export function connectedCaller(t: TestApp): ConnectedCaller {
+  const ctx = {} as ConnectedCaller;
+  beforeAll(async () => {
+    ctx.receiver = await startWebhookReceiver();
+    ctx.caller = await t.newCaller();
+    await connectReceiver(ctx.caller, ctx.receiver);
+    ctx.worker = startWorker(t.services, t.app.log);
+  });
+  afterAll(async () => {
+    await ctx.worker?.stop();
+    await ctx.receiver?.stop();
+  });
+  return ctx;
 }

@@ -1,34 +1,22 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startWorker } from '../../src/jobs/index.js';
-import type { Worker } from '../../src/jobs/worker.js';
+import { beforeAll, expect, it } from 'vitest';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { clabeEndingIn, eurAccount, ibanEndingIn, individual, usdAccount } from '../helpers/external-accounts.js';
-import { describeEachEngine, type Caller } from '../helpers/test-app.js';
-import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { describeEachEngine } from '../helpers/test-app.js';
+import { connectedCaller } from '../helpers/webhook-receiver.js';
 
 const DELAY_MS = 250;
 
 describeEachEngine(
   'beneficiary name verification by the sandbox 1xx suffixes',
   (t) => {
-    let receiver: WebhookReceiver;
-    let worker: Worker;
-    let caller: Caller;
+    const ctx = connectedCaller(t);
     let customerId: string;
 
     beforeAll(async () => {
-      receiver = await startWebhookReceiver();
-      caller = await t.newCaller();
-      await connectReceiver(caller, receiver);
-      worker = startWorker(t.services, t.app.log);
-      customerId = (await caller.req('POST', '/customers', { customerType: 'INDIVIDUAL' })).json().id;
-    });
-    afterAll(async () => {
-      await worker?.stop();
-      await receiver?.stop();
+      customerId = (await ctx.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL' })).json().id;
     });
 
-    const post = (body: Record<string, unknown>) => caller.req('POST', '/customers/external-accounts', { customerId, ...body });
+    const post = (body: Record<string, unknown>) => ctx.caller.req('POST', '/customers/external-accounts', { customerId, ...body });
 
     it('gives each suffix its status, on a US account number, an IBAN, a CLABE and an email PIX key alike', async () => {
       const expected: [string, string, string | undefined][] = [
@@ -58,7 +46,7 @@ describeEachEngine(
     });
 
     it('refuses an account whose identifier ends in 105 with 400 INVALID_BANK_ACCOUNT naming the identifier, and creates nothing', async () => {
-      const before = (await caller.req('GET', `/customers/external-accounts?customerId=${customerId}&limit=1`)).json().totalCount;
+      const before = (await ctx.caller.req('GET', `/customers/external-accounts?customerId=${customerId}&limit=1`)).json().totalCount;
       for (const [body, field] of [
         [usdAccount('7700105'), 'accountInfo.accountNumber'],
         [eurAccount(ibanEndingIn('105')), 'accountInfo.iban'],
@@ -70,16 +58,16 @@ describeEachEngine(
         expect(err.code).toBe('INVALID_BANK_ACCOUNT');
         expect((err.details!.errors as { field: string }[]).map((e) => e.field)).toEqual([field]);
       }
-      expect((await caller.req('GET', `/customers/external-accounts?customerId=${customerId}&limit=1`)).json().totalCount).toBe(before);
+      expect((await ctx.caller.req('GET', `/customers/external-accounts?customerId=${customerId}&limit=1`)).json().totalCount).toBe(before);
     });
 
     it('keeps a 104 account PENDING, then makes it MATCHED and ACTIVE with a verified EXTERNAL_ACCOUNT.STATUS_UPDATED', async () => {
       const created = (await post(usdAccount('8800104'))).json();
       expect(created).toMatchObject({ status: 'PENDING', beneficiaryVerificationStatus: 'PENDING' });
       expect(created.beneficiaryVerifiedData).toBeUndefined();
-      const events = () => receiver.verifiedUnique().filter((d) => d.payload?.type === 'EXTERNAL_ACCOUNT.STATUS_UPDATED' && (d.payload.data as { id: string }).id === created.id);
-      await receiver.waitFor(() => events().length === 1);
-      const now = (await caller.req('GET', `/customers/external-accounts/${created.id}`)).json();
+      const events = () => ctx.receiver.verifiedUnique().filter((d) => d.payload?.type === 'EXTERNAL_ACCOUNT.STATUS_UPDATED' && (d.payload.data as { id: string }).id === created.id);
+      await ctx.receiver.waitFor(() => events().length === 1);
+      const now = (await ctx.caller.req('GET', `/customers/external-accounts/${created.id}`)).json();
       expect(now).toMatchObject({ status: 'ACTIVE', beneficiaryVerificationStatus: 'MATCHED', beneficiaryVerifiedData: { fullName: 'John Doe' } });
       expect(events()[0]!.payload!.data).toEqual(now);
       expect(events()[0]!.verified).toBe(true);
@@ -92,7 +80,7 @@ describeEachEngine(
     });
 
     it('answers UNSUPPORTED in production, where no rail is asked, and honours no suffix there', async () => {
-      const production = await t.newCaller('production', caller);
+      const production = await t.newCaller('production', ctx.caller);
       const prodCustomer = (await production.req('POST', '/customers', { customerType: 'INDIVIDUAL' })).json().id;
       for (const suffix of ['105', '102']) {
         const res = await production.req('POST', '/customers/external-accounts', { customerId: prodCustomer, ...usdAccount(`3300${suffix}`) });

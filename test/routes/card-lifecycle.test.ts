@@ -1,6 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker } from '../../src/jobs/index.js';
-import type { Worker } from '../../src/jobs/worker.js';
+import { beforeAll, expect, it } from 'vitest';
 import { insertAccountIfAbsent } from '../../src/store/accounts-repo.js';
 import { setKycStatus } from '../../src/store/customers-repo.js';
 import { expectErrorObject } from '../helpers/error-object.js';
@@ -8,35 +6,25 @@ import { activeCard, injectCall, insertTestCustomer, issueCard, usdAccountOf, ty
 import { activeFundedCard } from '../helpers/money.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
-import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { connectedCaller } from '../helpers/webhook-receiver.js';
 
 describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => {
-  let receiver: WebhookReceiver;
-  let worker: Worker;
-  let caller: Caller;
+  const ctx = connectedCaller(t);
   let call: ApiCall;
 
   beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-    caller = await t.newCaller();
-    await connectReceiver(caller, receiver);
-    worker = startWorker(t.services, t.app.log);
-    call = injectCall(caller);
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await receiver?.stop();
+    call = injectCall(ctx.caller);
   });
 
   /** Verified deliveries of `type` about the card, in arrival order. */
   const delivered = (type: string, cardId: string) =>
-    receiver.verifiedUnique().filter((d) => d.payload?.type === type && (d.payload.data as { id: string }).id === cardId).map((d) => d.payload!.data as Record<string, any>);
+    ctx.receiver.verifiedUnique().filter((d) => d.payload?.type === type && (d.payload.data as { id: string }).id === cardId).map((d) => d.payload!.data as Record<string, any>);
   /** The card's events of `type` as recorded, in order. */
   const recorded = async (type: string, cardId: string) =>
-    (await t.services.store.db.selectFrom('webhook_events').select('body').where('platform_id', '=', caller.platformId).where('type', '=', type).orderBy('created_at').orderBy('id').execute())
+    (await t.services.store.db.selectFrom('webhook_events').select('body').where('platform_id', '=', ctx.caller.platformId).where('type', '=', type).orderBy('created_at').orderBy('id').execute())
       .map((e) => JSON.parse(e.body).data)
       .filter((d: { id: string }) => d.id === cardId);
-  const patch = (cardId: string, body: unknown, c: Caller = caller) => c.req('PATCH', `/cards/${cardId}`, body);
+  const patch = (cardId: string, body: unknown, c: Caller = ctx.caller) => c.req('PATCH', `/cards/${cardId}`, body);
   const expectRefused = (res: Awaited<ReturnType<typeof patch>>, status: number, code: string, currentStatus?: string) => {
     expect(res.statusCode, res.body).toBe(status);
     expect(expectErrorObject(res, code).code).toBe(code);
@@ -46,7 +34,7 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
   const extraAccount = async (customerId: string, type: string, currency = 'USD') => {
     const id = `InternalAccount:${customerId.slice(-12)}-${type.toLowerCase()}-${currency.toLowerCase()}`;
     const now = Date.now();
-    await t.services.store.transaction((uow) => insertAccountIfAbsent(uow, { id, platform_id: caller.platformId, customer_id: customerId, type, status: 'ACTIVE', currency, available_balance: 0, total_balance: 0, created_at: now, updated_at: now }));
+    await t.services.store.transaction((uow) => insertAccountIfAbsent(uow, { id, platform_id: ctx.caller.platformId, customer_id: customerId, type, status: 'ACTIVE', currency, available_balance: 0, total_balance: 0, created_at: now, updated_at: now }));
     return id;
   };
 
@@ -60,16 +48,16 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
     expect(card.expMonth).toBeGreaterThanOrEqual(1);
     expect(card.expMonth).toBeLessThanOrEqual(12);
     expect(card.expYear).toBeGreaterThan(year);
-    await receiver.waitFor(() => delivered('CARD.STATE_CHANGE', card.id).length > 0);
+    await ctx.receiver.waitFor(() => delivered('CARD.STATE_CHANGE', card.id).length > 0);
     const [activated] = delivered('CARD.STATE_CHANGE', card.id);
     const now = (await call('GET', `/cards/${card.id}`)).body;
     expect(now).toMatchObject({ ...card, state: 'ACTIVE', updatedAt: expect.any(String) });
     expect(activated).toEqual(now);
-    expect(receiver.deliveries.filter((d) => !d.verified)).toEqual([]);
+    expect(ctx.receiver.deliveries.filter((d) => !d.verified)).toEqual([]);
   });
 
   it('freezes, unfreezes and closes a card, each change answered with the card and sent as CARD.STATE_CHANGE', async () => {
-    const card = await activeCard(t, caller);
+    const card = await activeCard(t, ctx.caller);
     const steps: [string, Record<string, unknown>][] = [
       ['FROZEN', { state: 'FROZEN', stateReason: null }],
       ['ACTIVE', { state: 'ACTIVE', stateReason: null }],
@@ -83,23 +71,23 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
       expect((await call('GET', `/cards/${card.id}`)).body).toEqual(res.json());
     }
     expect((await recorded('CARD.STATE_CHANGE', card.id)).map((d: { state: string }) => d.state)).toEqual(['ACTIVE', 'FROZEN', 'ACTIVE', 'FROZEN', 'CLOSED']);
-    await receiver.waitFor(() => delivered('CARD.STATE_CHANGE', card.id).length === 5);
+    await ctx.receiver.waitFor(() => delivered('CARD.STATE_CHANGE', card.id).length === 5);
     expect(delivered('CARD.STATE_CHANGE', card.id).map((d) => d.state).sort()).toEqual(['ACTIVE', 'ACTIVE', 'CLOSED', 'FROZEN', 'FROZEN']);
     expect(await recorded('CARD.FUNDING_SOURCE_CHANGE', card.id)).toEqual([]);
   });
 
   it('refuses every illegal change with 409 and changes nothing; a production card stays PROCESSING and cannot be closed', async () => {
     // Production: no issuer is connected, so a card stays PROCESSING (its cardholder approved as a KYC provider would).
-    const production = await t.newCaller('production', caller);
+    const production = await t.newCaller('production', ctx.caller);
     const prodHolder = await insertTestCustomer(t, production, 'INDIVIDUAL', 'APPROVED');
     const prodAccount = await usdAccountOf(injectCall(production), prodHolder);
     const processing = await production.req('POST', '/cards', { cardholderId: prodHolder, form: 'VIRTUAL', fundingSources: [prodAccount] });
     expect(processing.statusCode, processing.body).toBe(201);
     const processingId = processing.json().id as string;
-    const active = await activeCard(t, caller);
-    const frozen = await activeCard(t, caller);
+    const active = await activeCard(t, ctx.caller);
+    const frozen = await activeCard(t, ctx.caller);
     expect((await patch(frozen.id, { state: 'FROZEN' })).statusCode).toBe(200);
-    const closed = await activeCard(t, caller);
+    const closed = await activeCard(t, ctx.caller);
     expect((await patch(closed.id, { state: 'CLOSED' })).statusCode).toBe(200);
     const account = active.fundingSources[0] as string;
     const before = new Map<string, unknown>();
@@ -134,14 +122,14 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
   });
 
   it("refuses funding sources that are unknown, another platform's, another customer's or in another currency, naming each", async () => {
-    const holder = await insertTestCustomer(t, caller, 'INDIVIDUAL', 'APPROVED');
+    const holder = await insertTestCustomer(t, ctx.caller, 'INDIVIDUAL', 'APPROVED');
     const own = await usdAccountOf(call, holder);
-    const otherCustomer = await usdAccountOf(call, await insertTestCustomer(t, caller));
+    const otherCustomer = await usdAccountOf(call, await insertTestCustomer(t, ctx.caller));
     const otherPlatform = await t.newCaller();
     const foreign = await usdAccountOf(injectCall(otherPlatform), await insertTestCustomer(t, otherPlatform));
     const euro = await extraAccount(holder, 'INTERNAL_FIAT', 'EUR');
     const unknown = 'InternalAccount:019542f5-b3e7-7d02-8000-00000000dead';
-    const issue = (fundingSources: unknown) => caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources });
+    const issue = (fundingSources: unknown) => ctx.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources });
 
     // The document states no limit on the list: eleven sources are checked one by one, not refused as too many.
     const many = await issue([own, ...Array.from({ length: 10 }, (_, i) => `InternalAccount:019542f5-b3e7-7d02-8000-0000000000${10 + i}`)]);
@@ -170,17 +158,17 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
   });
 
   it('replaces the funding sources (order kept) with CARD.FUNDING_SOURCE_CHANGE, checked as on issuance', async () => {
-    const card = await activeCard(t, caller);
+    const card = await activeCard(t, ctx.caller);
     const usd = card.fundingSources[0] as string;
     const wallet = await extraAccount(card.cardholderId, 'EMBEDDED_WALLET');
     const res = await patch(card.id, { fundingSources: [wallet, usd] });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ id: card.id, state: 'ACTIVE', fundingSources: [wallet, usd] });
     expect((await call('GET', `/cards?accountId=${encodeURIComponent(wallet)}`)).body.data.map((c: { id: string }) => c.id)).toEqual([card.id]);
-    await receiver.waitFor(() => delivered('CARD.FUNDING_SOURCE_CHANGE', card.id).length === 1);
+    await ctx.receiver.waitFor(() => delivered('CARD.FUNDING_SOURCE_CHANGE', card.id).length === 1);
     expect(delivered('CARD.FUNDING_SOURCE_CHANGE', card.id)[0]).toEqual(res.json());
 
-    const otherCustomer = await usdAccountOf(call, await insertTestCustomer(t, caller));
+    const otherCustomer = await usdAccountOf(call, await insertTestCustomer(t, ctx.caller));
     const refused = await patch(card.id, { fundingSources: [usd, otherCustomer] });
     expectRefused(refused, 400, 'FUNDING_SOURCE_INELIGIBLE');
     expect(refused.json().details.errors).toEqual([expect.objectContaining({ field: 'fundingSources[1]' })]);
@@ -195,9 +183,9 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
 
   it('refuses a card until the cardholder is APPROVED, for individuals (KYC) and businesses (KYB)', async () => {
     for (const type of ['INDIVIDUAL', 'BUSINESS'] as const) {
-      const holder = await insertTestCustomer(t, caller, type);
+      const holder = await insertTestCustomer(t, ctx.caller, type);
       const account = await usdAccountOf(call, holder);
-      const issue = () => caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [account] });
+      const issue = () => ctx.caller.req('POST', '/cards', { cardholderId: holder, form: 'VIRTUAL', fundingSources: [account] });
       for (const status of ['UNVERIFIED', 'PENDING', 'REJECTED', 'HOLD']) {
         if (status !== 'UNVERIFIED') expect((await call('POST', `/sandbox/customers/${holder}/kyc`, { status })).status).toBe(200);
         const res = await issue();
@@ -208,19 +196,19 @@ describeEachEngine('card lifecycle, funding sources and issuance rules', (t) => 
       expect((await call('POST', `/sandbox/customers/${holder}/kyc`, { status: 'APPROVED' })).status).toBe(200);
       expect((await issue()).statusCode, type).toBe(201);
       // Approval taken back: no new card.
-      await setKycStatus(t.services.store.db, caller.platformId, holder, 'REJECTED', Date.now());
+      await setKycStatus(t.services.store.db, ctx.caller.platformId, holder, 'REJECTED', Date.now());
       expectRefused(await issue(), 400, 'CARDHOLDER_KYC_NOT_APPROVED');
     }
   });
 
   it('declines authorizations CARD_PAUSED while the card is FROZEN (through PATCH), and approves them again once unfrozen', async () => {
-    const { cardId } = await activeFundedCard(t, caller, 10_000);
+    const { cardId } = await activeFundedCard(t, ctx.caller, 10_000);
     const authorize = async (descriptor: string) => {
-      const res = await caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 100, currency: { code: 'USD' }, merchant: { descriptor } });
+      const res = await ctx.caller.req('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 100, currency: { code: 'USD' }, merchant: { descriptor } });
       expect(res.statusCode, res.body).toBe(202);
       const id = res.json().cardTransactionId as string;
       return until(`transaction ${id} landed`, async () => {
-        const got = await caller.req('GET', `/transactions/${id}`);
+        const got = await ctx.caller.req('GET', `/transactions/${id}`);
         return got.statusCode === 200 ? got.json() : undefined;
       });
     };

@@ -1,39 +1,27 @@
 import { Writable } from 'node:stream';
 import luhn from 'fast-luhn';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { CardReveals } from '../../src/domain/cards/card-reveals.js';
-import { startWorker } from '../../src/jobs/index.js';
-import type { Worker } from '../../src/jobs/worker.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { activeCard } from '../helpers/fixtures.js';
 import { BASE, basicAuth, describeEachEngine, type Caller } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
-import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { connectedCaller } from '../helpers/webhook-receiver.js';
 
 const TTL_MS = 2_500;
 
 describeEachEngine(
   'POST /cards/{id}/reveal and its single-use page',
   (t) => {
-    let receiver: WebhookReceiver;
-    let worker: Worker;
-    let caller: Caller;
+    const ctx = connectedCaller(t);
     let card: any;
 
     beforeAll(async () => {
-      receiver = await startWebhookReceiver();
-      caller = await t.newCaller();
-      await connectReceiver(caller, receiver);
-      worker = startWorker(t.services, t.app.log);
-      card = await activeCard(t, caller, undefined, { platformCardId: 'emp-reveal-042' });
-    });
-    afterAll(async () => {
-      await worker?.stop();
-      await receiver?.stop();
+      card = await activeCard(t, ctx.caller, undefined, { platformCardId: 'emp-reveal-042' });
     });
 
-    const reveal = async (c: Caller = caller, cardId: string = card.id) => {
+    const reveal = async (c: Caller = ctx.caller, cardId: string = card.id) => {
       const res = await c.req('POST', `/cards/${encodeURIComponent(cardId)}/reveal`);
       expect(res.statusCode, res.body).toBe(200);
       return res.json() as { panEmbedUrl: string; expiresAt: string };
@@ -67,8 +55,8 @@ describeEachEngine(
       // The same card shows the same details on every reveal; another card another PAN.
       const again = details((await open((await reveal()).panEmbedUrl)).body);
       expect(again).toEqual(shown);
-      const other = await activeCard(t, caller, undefined, { platformCardId: 'emp-reveal-other-042' });
-      const otherPan = details((await open((await reveal(caller, other.id)).panEmbedUrl)).body).pan;
+      const other = await activeCard(t, ctx.caller, undefined, { platformCardId: 'emp-reveal-other-042' });
+      const otherPan = details((await open((await reveal(ctx.caller, other.id)).panEmbedUrl)).body).pan;
       expect(otherPan.endsWith('4042')).toBe(true);
       expect(otherPan).not.toBe(shown.pan);
       expect(luhn(otherPan)).toBe(true);
@@ -103,7 +91,7 @@ describeEachEngine(
       const res = await open(grant.panEmbedUrl);
       expect(expectErrorObject(res, 'expired')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
       const unused = await t.services.store.db.selectFrom('card_reveals').select(['used_at', 'requested_by']).where('expires_at', '=', Date.parse(grant.expiresAt)).where('card_id', '=', card.id).execute();
-      expect(unused).toEqual([{ used_at: null, requested_by: caller.tokenId }]);
+      expect(unused).toEqual([{ used_at: null, requested_by: ctx.caller.tokenId }]);
     });
 
     it('expires on the platform clock: an advance past the time-to-live stops the URL at once, another platform\'s URL still works', async () => {
@@ -112,7 +100,7 @@ describeEachEngine(
       // A minute's time-to-live: real time cannot expire these during the test, only the clock.
       const reveals = new CardReveals(t.services.store, t.services.clock, Buffer.alloc(32, 9), 60_000);
       const grant = await reveals.reveal(moved.platformId, 'sandbox', moved.tokenId, movedCard.id);
-      const untouched = await reveals.reveal(caller.platformId, 'sandbox', caller.tokenId, card.id);
+      const untouched = await reveals.reveal(ctx.caller.platformId, 'sandbox', ctx.caller.tokenId, card.id);
       const advanced = await moved.req('POST', '/sandbox/clock/advance', { seconds: 61 });
       expect(advanced.statusCode, advanced.body).toBe(200);
       expect(await reveals.open(grant.token)).toBeUndefined();
@@ -126,7 +114,7 @@ describeEachEngine(
       const lines: string[] = [];
       const logged = await buildApp(t.services, { logger: { level: 'info', stream: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) } });
       try {
-        const asCaller = (method: 'GET' | 'POST', url: string) => logged.inject({ method, url: `${BASE}${url}`, headers: { authorization: caller.auth } });
+        const asCaller = (method: 'GET' | 'POST', url: string) => logged.inject({ method, url: `${BASE}${url}`, headers: { authorization: ctx.caller.auth } });
         const grant = (await asCaller('POST', `/cards/${card.id}/reveal`)).json();
         const token = decodeURIComponent(new URL(grant.panEmbedUrl).pathname.split('/').pop()!);
         const page = await logged.inject({ method: 'GET', url: new URL(grant.panEmbedUrl).pathname });
@@ -139,10 +127,10 @@ describeEachEngine(
           expect(text).not.toContain(pan);
           expect(text).not.toContain(token);
         }
-        const events = await t.services.store.db.selectFrom('webhook_events').select('body').where('platform_id', '=', caller.platformId).execute();
+        const events = await t.services.store.db.selectFrom('webhook_events').select('body').where('platform_id', '=', ctx.caller.platformId).execute();
         expect(events.length).toBeGreaterThan(0);
         for (const e of events) expect(e.body).not.toContain(pan);
-        for (const d of receiver.deliveries) expect(JSON.stringify(d.payload)).not.toContain(pan);
+        for (const d of ctx.receiver.deliveries) expect(JSON.stringify(d.payload)).not.toContain(pan);
         expect(cvv).toMatch(/^\d{3}$/);
       } finally {
         await logged.close();
@@ -153,8 +141,8 @@ describeEachEngine(
       const count = async () => (await t.services.store.db.selectFrom('card_reveals').select('id').where('card_id', '=', card.id).execute()).length;
       const before = await count();
       const headers = { 'idempotency-key': `reveal-${Date.now()}` };
-      const first = await caller.req('POST', `/cards/${card.id}/reveal`, undefined, headers);
-      const retry = await caller.req('POST', `/cards/${card.id}/reveal`, undefined, headers);
+      const first = await ctx.caller.req('POST', `/cards/${card.id}/reveal`, undefined, headers);
+      const retry = await ctx.caller.req('POST', `/cards/${card.id}/reveal`, undefined, headers);
       expect(first.statusCode, first.body).toBe(200);
       expect(retry.statusCode).toBe(200);
       expect(retry.headers['idempotent-replayed']).toBe('true');
@@ -163,7 +151,7 @@ describeEachEngine(
     });
 
     it('needs TRANSACT, finds only the platform\'s own cards, and answers 501 to a production token', async () => {
-      const viewer = (await caller.req('POST', '/tokens', { name: 'viewer', permissions: ['VIEW'] })).json();
+      const viewer = (await ctx.caller.req('POST', '/tokens', { name: 'viewer', permissions: ['VIEW'] })).json();
       const asViewer = await t.app.inject({ method: 'POST', url: `${BASE}/cards/${card.id}/reveal`, headers: { authorization: basicAuth(viewer.clientId, viewer.clientSecret) } });
       expect(expectErrorObject(asViewer, 'viewer')).toMatchObject({ status: 403, code: 'FORBIDDEN' });
       const stranger = await t.newCaller();
@@ -171,7 +159,7 @@ describeEachEngine(
       const unknown = await stranger.req('POST', '/cards/Card:019542f5-b3e7-7d02-8000-00000000dead/reveal');
       expect(expectErrorObject(foreign, 'foreign')).toMatchObject({ status: 404, code: 'REFERENCE_NOT_FOUND' });
       expect(foreign.json().message.replace(card.id, 'X')).toBe(unknown.json().message.replace('Card:019542f5-b3e7-7d02-8000-00000000dead', 'X'));
-      const production = await t.newCaller('production', caller);
+      const production = await t.newCaller('production', ctx.caller);
       expect(expectErrorObject(await production.req('POST', `/cards/${card.id}/reveal`), 'production')).toMatchObject({ status: 501, code: 'NOT_IMPLEMENTED' });
     });
   },

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { KycLinks } from '../../src/domain/customers/kyc-links.js';
-import { startWorker } from '../../src/jobs/index.js';
-import type { Worker } from '../../src/jobs/worker.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { businessCustomer } from '../helpers/owners.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
-import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { connectedCaller } from '../helpers/webhook-receiver.js';
 
 const TTL_MS = 60_000;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -13,28 +11,15 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 describeEachEngine(
   'POST /customers/{customerId}/kyc-link and its hosted page',
   (t) => {
-    let receiver: WebhookReceiver;
-    let worker: Worker;
-    let caller: Caller;
+    const ctx = connectedCaller(t);
 
-    beforeAll(async () => {
-      receiver = await startWebhookReceiver();
-      caller = await t.newCaller();
-      await connectReceiver(caller, receiver);
-      worker = startWorker(t.services, t.app.log);
-    });
-    afterAll(async () => {
-      await worker?.stop();
-      await receiver?.stop();
-    });
-
-    const create = async (body: unknown, c: Caller = caller) => {
+    const create = async (body: unknown, c: Caller = ctx.caller) => {
       const res = await c.req('POST', '/customers', body);
       expect(res.statusCode, res.body).toBe(201);
       return res.json() as { id: string; kycStatus?: string; kybStatus?: string };
     };
     const link = async (customerId: string, body?: unknown) => {
-      const res = await caller.req('POST', `/customers/${customerId}/kyc-link`, body);
+      const res = await ctx.caller.req('POST', `/customers/${customerId}/kyc-link`, body);
       expect(res.statusCode, res.body).toBe(201);
       return res.json() as { kycUrl: string; expiresAt: string; provider: string };
     };
@@ -43,7 +28,7 @@ describeEachEngine(
     const submit = (kycUrl: string, form: Record<string, string>) => t.app.inject({ method: 'POST', url: new URL(kycUrl).pathname, headers: FORM, payload: new URLSearchParams(form).toString() });
     const buttons = (html: string) => [...html.matchAll(/name="outcome" value="(\w+)"/g)].map((m) => m[1]);
     const inputs = (html: string) => [...html.matchAll(/<input name="(\w+)"/g)].map((m) => m[1]);
-    const delivered = (customerId: string) => receiver.verifiedUnique().filter((d) => (d.payload?.data as { id?: string } | undefined)?.id === customerId).map((d) => d.payload!.type);
+    const delivered = (customerId: string) => ctx.receiver.verifiedUnique().filter((d) => (d.payload?.data as { id?: string } | undefined)?.id === customerId).map((d) => d.payload!.type);
 
     it('answers a single-use link to a page with one button per outcome; finishing it redirects (303), sets the status and sends the API path\'s webhook', async () => {
       const customer = await create({ customerType: 'INDIVIDUAL', fullName: 'Una Verified 003' });
@@ -65,19 +50,19 @@ describeEachEngine(
       const done = await submit(grant.kycUrl, { outcome: 'APPROVED' });
       expect(done.statusCode, done.body).toBe(303);
       expect(done.headers.location).toBe('https://app.example.com/onboarding/done');
-      expect((await caller.req('GET', `/customers/${customer.id}`)).json().kycStatus).toBe('APPROVED');
-      await receiver.waitFor(() => delivered(customer.id).includes('CUSTOMER.KYC_APPROVED'));
+      expect((await ctx.caller.req('GET', `/customers/${customer.id}`)).json().kycStatus).toBe('APPROVED');
+      await ctx.receiver.waitFor(() => delivered(customer.id).includes('CUSTOMER.KYC_APPROVED'));
       for (const again of [await open(grant.kycUrl), await submit(grant.kycUrl, { outcome: 'REJECTED' })]) {
         expect(again.statusCode).toBe(404);
         expect(expectErrorObject(again, 'used').code).toBe('REFERENCE_NOT_FOUND');
       }
-      expect((await caller.req('GET', `/customers/${customer.id}`)).json().kycStatus).toBe('APPROVED');
+      expect((await ctx.caller.req('GET', `/customers/${customer.id}`)).json().kycStatus).toBe('APPROVED');
     });
 
     it('asks an individual without a fullName for it: a submission without it is a 400 that leaves the link open; the name given is kept', async () => {
       // No fullName: the sandbox approves at creation, so the test puts it back to UNVERIFIED first.
       const customer = await create({ customerType: 'INDIVIDUAL' });
-      expect((await caller.req('POST', `/sandbox/customers/${customer.id}/kyc`, { status: 'UNVERIFIED' })).statusCode).toBe(200);
+      expect((await ctx.caller.req('POST', `/sandbox/customers/${customer.id}/kyc`, { status: 'UNVERIFIED' })).statusCode).toBe(200);
       const grant = await link(customer.id);
       expect(inputs((await open(grant.kycUrl)).body)).toEqual(['fullName']);
       const missing = await submit(grant.kycUrl, { outcome: 'PENDING' });
@@ -88,9 +73,9 @@ describeEachEngine(
       const done = await submit(grant.kycUrl, { outcome: 'PENDING', fullName: 'Pat Doe' });
       expect(done.statusCode, done.body).toBe(200);
       expect(done.body).toMatch(/id="finished"/);
-      const after = (await caller.req('GET', `/customers/${customer.id}`)).json();
+      const after = (await ctx.caller.req('GET', `/customers/${customer.id}`)).json();
       expect(after).toMatchObject({ fullName: 'Pat Doe', kycStatus: 'PENDING' });
-      await receiver.waitFor(() => delivered(customer.id).includes('CUSTOMER.KYC_PENDING'));
+      await ctx.receiver.waitFor(() => delivered(customer.id).includes('CUSTOMER.KYC_PENDING'));
     });
 
     it("offers a business the outcomes of its registrationNumber suffix: 002 rejected, 003 reviewed with owner and document asked, others approved", async () => {
@@ -108,8 +93,8 @@ describeEachEngine(
         expect(inputs(page), c.suffix).toEqual(c.asks);
         if (c.suffix === '002') expect((await submit(grant.kycUrl, { outcome: 'APPROVED' })).statusCode).toBe(400);
         expect((await submit(grant.kycUrl, c.choose)).statusCode).toBe(200);
-        expect((await caller.req('GET', `/customers/${customer.id}`)).json().kybStatus).toBe(c.status);
-        await receiver.waitFor(() => delivered(customer.id).includes(`CUSTOMER.KYB_${c.status}`));
+        expect((await ctx.caller.req('GET', `/customers/${customer.id}`)).json().kybStatus).toBe(c.status);
+        await ctx.receiver.waitFor(() => delivered(customer.id).includes(`CUSTOMER.KYB_${c.status}`));
       }
     });
 
@@ -119,17 +104,17 @@ describeEachEngine(
       const answers = await Promise.all([submit(grant.kycUrl, { outcome: 'APPROVED' }), submit(grant.kycUrl, { outcome: 'REJECTED' })]);
       expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 404]);
       const winner = answers.find((a) => a.statusCode === 200)!.body.includes('APPROVED') ? 'APPROVED' : 'REJECTED';
-      expect((await caller.req('GET', `/customers/${customer.id}`)).json().kycStatus).toBe(winner);
+      expect((await ctx.caller.req('GET', `/customers/${customer.id}`)).json().kycStatus).toBe(winner);
     });
 
     it('refuses a link while a contact channel is PENDING (409), and gives one once both are VERIFIED', async () => {
       const customer = await create({ customerType: 'INDIVIDUAL', region: 'NL', email: 'a@example.nl', phoneNumber: '+31612345678', fullName: 'Anne 003' });
-      const early = await caller.req('POST', `/customers/${customer.id}/kyc-link`);
+      const early = await ctx.caller.req('POST', `/customers/${customer.id}/kyc-link`);
       expect(early.statusCode).toBe(409);
       expect(expectErrorObject(early, 'contact pending').code).toBe('INVALID_STATE_TRANSITION');
       for (const channel of ['email', 'phone']) {
-        await caller.req('POST', `/customers/${customer.id}/verify-${channel}`);
-        expect((await caller.req('POST', `/customers/${customer.id}/verify-${channel}/confirm`, { code: '123456' })).statusCode).toBe(200);
+        await ctx.caller.req('POST', `/customers/${customer.id}/verify-${channel}`);
+        expect((await ctx.caller.req('POST', `/customers/${customer.id}/verify-${channel}/confirm`, { code: '123456' })).statusCode).toBe(200);
       }
       await link(customer.id);
     });
@@ -144,7 +129,7 @@ describeEachEngine(
       }
       expect((await open(grant.kycUrl)).statusCode).toBe(200);
       const instant = new KycLinks(t.services.store, t.services.clock, Buffer.alloc(32, 7), 0);
-      const expired = await instant.create(caller.platformId, 'sandbox', caller.tokenId, customer.id, undefined);
+      const expired = await instant.create(ctx.caller.platformId, 'sandbox', ctx.caller.tokenId, customer.id, undefined);
       expect(await instant.page(expired.token)).toBeUndefined();
       expect(await instant.finish(expired.token, 'APPROVED', {})).toBeUndefined();
       const approved = await create({ customerType: 'INDIVIDUAL', fullName: 'Al Ready' });
@@ -176,20 +161,20 @@ describeEachEngine(
       const other = await t.newCaller();
       const foreign = await create({ customerType: 'INDIVIDUAL' }, other);
       for (const id of ['Customer:019542f5-b3e7-7d02-8000-00000000dead', foreign.id]) {
-        const res = await caller.req('POST', `/customers/${id}/kyc-link`);
+        const res = await ctx.caller.req('POST', `/customers/${id}/kyc-link`);
         expect(res.statusCode, res.body).toBe(404);
         expect(expectErrorObject(res, id).code).toBe('USER_NOT_FOUND');
       }
       const deleted = await create({ customerType: 'INDIVIDUAL' });
-      await caller.req('DELETE', `/customers/${deleted.id}`);
-      expect((await caller.req('POST', `/customers/${deleted.id}/kyc-link`)).statusCode).toBe(410);
+      await ctx.caller.req('DELETE', `/customers/${deleted.id}`);
+      expect((await ctx.caller.req('POST', `/customers/${deleted.id}/kyc-link`)).statusCode).toBe(410);
       const live = await create({ customerType: 'INDIVIDUAL' });
       for (const body of [{ redirectUri: 'ftp://example.com/x' }, { redirectUri: 'not a uri' }, { redirect: 'https://example.com' }]) {
-        const res = await caller.req('POST', `/customers/${live.id}/kyc-link`, body);
+        const res = await ctx.caller.req('POST', `/customers/${live.id}/kyc-link`, body);
         expect(res.statusCode, JSON.stringify(body)).toBe(400);
         expect(expectErrorObject(res, 'bad body').code).toBe('INVALID_INPUT');
       }
-      const production = await t.newCaller('production', caller);
+      const production = await t.newCaller('production', ctx.caller);
       const prod = await create({ customerType: 'INDIVIDUAL' }, production);
       const res = await production.req('POST', `/customers/${prod.id}/kyc-link`);
       expect(res.statusCode).toBe(501);

@@ -1,33 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KYC_STATUSES } from '../../src/domain/customers/beneficial-owners.js';
-import { startWorker } from '../../src/jobs/index.js';
-import type { Worker } from '../../src/jobs/worker.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
-import { describeEachEngine, type Caller } from '../helpers/test-app.js';
-import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { describeEachEngine } from '../helpers/test-app.js';
+import { connectedCaller, connectReceiver } from '../helpers/webhook-receiver.js';
 
 describeEachEngine(
   'sandbox KYC: POST /sandbox/customers/{customerId}/kyc forces any status',
   (t) => {
-    let receiver: WebhookReceiver;
-    let worker: Worker;
-    let caller: Caller;
-
-    beforeAll(async () => {
-      receiver = await startWebhookReceiver();
-      caller = await t.newCaller();
-      await connectReceiver(caller, receiver);
-      worker = startWorker(t.services, t.app.log);
-    });
-    afterAll(async () => {
-      await worker?.stop();
-      await receiver?.stop();
-    });
+    const ctx = connectedCaller(t);
 
     const statusOf = (customer: { kycStatus?: string; kybStatus?: string }) => customer.kycStatus ?? customer.kybStatus;
     /** Verified deliveries about the customer, in arrival order. */
-    const delivered = (customerId: string) => receiver.verifiedUnique().filter((d) => (d.payload?.data as { id?: string } | undefined)?.id === customerId);
+    const delivered = (customerId: string) => ctx.receiver.verifiedUnique().filter((d) => (d.payload?.data as { id?: string } | undefined)?.id === customerId);
     /** The customer's CUSTOMER.* events as recorded, in order. */
     const recorded = async (platformId: string, customerId: string) =>
       (await t.services.store.db.selectFrom('webhook_events').select(['type', 'body']).where('platform_id', '=', platformId).where('type', 'like', 'CUSTOMER.%').orderBy('created_at').orderBy('id').execute())
@@ -35,7 +20,7 @@ describeEachEngine(
         .map((e) => e.type);
     it('sets each status with its webhook: CUSTOMER.KYC_/KYB_ PENDING, APPROVED and REJECTED; none for UNVERIFIED and HOLD', async () => {
       const quiet = await t.newCaller();
-      await connectReceiver(quiet, receiver);
+      await connectReceiver(quiet, ctx.receiver);
       for (const [type, prefix] of [
         ['INDIVIDUAL', 'CUSTOMER.KYC_'],
         ['BUSINESS', 'CUSTOMER.KYB_'],
@@ -51,7 +36,7 @@ describeEachEngine(
           if (['PENDING', 'APPROVED', 'REJECTED'].includes(status)) expected.push(`${prefix}${status}`);
         }
         expect(await recorded(quiet.platformId, id)).toEqual(expected);
-        await receiver.waitFor(() => delivered(id).length === expected.length);
+        await ctx.receiver.waitFor(() => delivered(id).length === expected.length);
         expect(delivered(id).map((d) => d.payload!.type).sort()).toEqual([...expected].sort());
         expect(delivered(id).every((d) => d.verified)).toBe(true);
       }
@@ -62,22 +47,22 @@ describeEachEngine(
         const other = await t.newCaller();
         const foreign = await insertTestCustomer(t, other);
         for (const id of ['Customer:019542f5-b3e7-7d02-8000-00000000dead', foreign]) {
-          const res = await caller.req('POST', `/sandbox/customers/${id}/kyc`, { status: 'APPROVED' });
+          const res = await ctx.caller.req('POST', `/sandbox/customers/${id}/kyc`, { status: 'APPROVED' });
           expect(res.statusCode, res.body).toBe(404);
           expect(expectErrorObject(res, id).code).toBe('USER_NOT_FOUND');
         }
-        const deleted = await insertTestCustomer(t, caller);
-        await caller.req('DELETE', `/customers/${deleted}`);
-        const gone = await caller.req('POST', `/sandbox/customers/${deleted}/kyc`, { status: 'APPROVED' });
+        const deleted = await insertTestCustomer(t, ctx.caller);
+        await ctx.caller.req('DELETE', `/customers/${deleted}`);
+        const gone = await ctx.caller.req('POST', `/sandbox/customers/${deleted}/kyc`, { status: 'APPROVED' });
         expect(gone.statusCode).toBe(410);
         expect(expectErrorObject(gone, 'deleted').code).toBe('CUSTOMER_DELETED');
-        const live = await insertTestCustomer(t, caller);
+        const live = await insertTestCustomer(t, ctx.caller);
         for (const body of [{ status: 'VERIFIED' }, {}, { status: 'APPROVED', reason: 'x' }]) {
-          const res = await caller.req('POST', `/sandbox/customers/${live}/kyc`, body);
+          const res = await ctx.caller.req('POST', `/sandbox/customers/${live}/kyc`, body);
           expect(res.statusCode, JSON.stringify(body)).toBe(400);
           expect(expectErrorObject(res, 'bad body').code).toBe('INVALID_INPUT');
         }
-        const production = await t.newCaller('production', caller);
+        const production = await t.newCaller('production', ctx.caller);
         const own = await insertTestCustomer(t, production);
         const res = await production.req('POST', `/sandbox/customers/${own}/kyc`, { status: 'APPROVED' });
         expect(res.statusCode).toBe(404);
