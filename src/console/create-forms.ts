@@ -1,12 +1,14 @@
 import type { InternalAccount } from '../domain/accounts/account.js';
 import { ID_TYPES, OWNER_ROLES } from '../domain/customers/beneficial-owners.js';
+import { DOCUMENT_SIDES, DOCUMENT_TYPES } from '../domain/documents/documents.js';
 import { customerRuleErrors, ENTITY_TYPES } from '../domain/customers/customers.js';
 import { INDIVIDUAL_ID_TYPES } from '../domain/customers/customer-fields.js';
 import { CreateOwnerBody } from '../schemas/beneficial-owners.js';
 import { CreateCardBody } from '../schemas/cards.js';
 import { CreateCustomerBody } from '../schemas/customers.js';
+import { UploadDocumentBody } from '../schemas/documents.js';
 import { FundInternalAccountBody } from '../schemas/internal-accounts.js';
-import { bodyChecker, type FormField, type FormSpec } from './forms.js';
+import { bodyChecker, type FieldOption, type FormField, type FormSpec } from './forms.js';
 
 /** The forms that create things, each checked by its API operation's schema: the console's share of the demo's tour. */
 
@@ -126,3 +128,23 @@ export const issueCardForm = (customerId: string, accounts: InternalAccount[]): 
 });
 
 export const checkNewCard = bodyChecker(CreateCardBody);
+
+export const uploadDocumentForm = (customerId: string, holders: FieldOption[]): FormSpec => ({
+  id: 'upload-document',
+  title: 'Upload document',
+  button: 'Upload document',
+  action: `/console/customers/${encodeURIComponent(customerId)}/documents`,
+  hint: 'As POST /documents: a PDF, PNG or JPEG (checked by its content) for the customer or one of its owners, for a verification that asks for it.',
+  multipart: true,
+  fields: [
+    { name: 'documentHolder', label: 'Document holder', kind: 'select', options: holders, required: true },
+    { name: 'documentType', label: 'Document type', kind: 'select', options: DOCUMENT_TYPES, required: true },
+    { name: 'side', label: 'Side', kind: 'select', options: DOCUMENT_SIDES },
+    { name: 'country', label: 'Issuing country', required: true, hint: 'Two letters, ISO 3166-1' },
+    { name: 'documentNumber', label: 'Document number' },
+    { name: 'issuingAuthority', label: 'Issuing authority' },
+    { name: 'file', label: 'File', kind: 'file', required: true },
+  ],
+});
+
+export const checkUpload = bodyChecker(UploadDocumentBody);

@@ -14,7 +14,7 @@ export interface FieldOption {
 export interface FormField {
   name: string;
   label: string;
-  kind?: 'text' | 'date' | 'email' | 'tel' | 'integer' | 'select' | 'checkboxes';
+  kind?: 'text' | 'date' | 'email' | 'tel' | 'integer' | 'select' | 'checkboxes' | 'file';
   options?: readonly (string | FieldOption)[];
   required?: boolean;
   hint?: string;
@@ -32,6 +32,8 @@ export interface FormSpec {
   action: string;
   hint?: string;
   fields: FormField[];
+  /** Sent as multipart/form-data (a form with a file). */
+  multipart?: boolean;
 }
 
 /** What a refused form shows on its page: the values sent back in their inputs, and the errors beside the fields they name. */
@@ -51,6 +53,8 @@ export function readForm(spec: FormSpec, raw: unknown): { values: Record<string,
   const body: Record<string, unknown> = {};
   for (const field of spec.fields) {
     const given = sent[field.name];
+    // A file is read by its handler, never echoed back.
+    if (field.kind === 'file') continue;
     if (field.kind === 'checkboxes') {
       const chosen = (Array.isArray(given) ? given : [given]).filter((v): v is string => typeof v === 'string' && v !== '');
       values[field.name] = chosen;

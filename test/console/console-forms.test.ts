@@ -149,6 +149,63 @@ describeEachEngine('console forms that create', (t) => {
     expect(events).toEqual(expect.arrayContaining(['VERIFICATION.APPROVED', 'CUSTOMER.KYB_APPROVED', 'VERIFICATION.RESOLVE_ERRORS']));
   });
 
+  it('uploads a document for the customer or an owner through the same service as POST /documents; its errors on the form, its bytes never in the request log', async () => {
+    const platform = await t.newCaller();
+    const browser = await signedIn(platform);
+    const id = await business(browser, 'C1234001');
+    await browser.get(`/console/customers/${id}`);
+    expect((await browser.post(`/console/customers/${id}/beneficial-owners`, OWNER)).statusCode).toBe(303);
+    await browser.post(`/console/customers/${id}/verifications`, {});
+    const page = await browser.get(`/console/customers/${id}`);
+    expect(page.body).toContain('enctype="multipart/form-data"');
+    expect(textOf(page.body)).toContain('MISSING_LEGAL_PRESENCE_DOCUMENT');
+    const pdf = Buffer.from('%PDF-1.4\n% console upload secret-bytes-4242\n%%EOF\n');
+
+    const bad = await browser.postMultipart(`/console/customers/${id}/documents`, { documentHolder: id, documentType: 'PASSPORTISH', country: '' }, { name: 'notes.txt', type: 'text/plain', bytes: Buffer.from('just text') });
+    expect(bad.statusCode).toBe(400);
+    const alert = textOf(/<div class="error" role="alert"[\s\S]*?<\/div>/.exec(bad.body)![0]);
+    expect(alert).toContain('Document type ( documentType )');
+    expect(alert).toContain('Issuing country ( country ) is required');
+    expect(alert).toContain('File ( file ) is not a PDF, PNG or JPEG file');
+    const noFile = await browser.postMultipart(`/console/customers/${id}/documents`, { documentHolder: id, documentType: 'CERTIFICATE_OF_INCORPORATION', country: 'US' });
+    expect(noFile.statusCode).toBe(400);
+    expect(textOf(noFile.body)).toContain('File ( file ) is required');
+    const other = await insertTestCustomer(t, platform, 'BUSINESS');
+    const foreign = await browser.postMultipart(`/console/customers/${id}/documents`, { documentHolder: other, documentType: 'CERTIFICATE_OF_INCORPORATION', country: 'US' }, { name: 'inc.pdf', type: 'application/pdf', bytes: pdf });
+    expect(textOf(foreign.body)).toContain('Document holder ( documentHolder ) is not this customer or one of its beneficial owners');
+    expect((await platform.req('GET', '/documents')).json().data).toHaveLength(0);
+
+    const uploaded = await browser.postMultipart(`/console/customers/${id}/documents`, { documentHolder: id, documentType: 'CERTIFICATE_OF_INCORPORATION', country: 'US' }, { name: 'inc.pdf', type: 'application/pdf', bytes: pdf });
+    expect(uploaded.statusCode, textOf(uploaded.body)).toBe(303);
+    const documents = (await platform.req('GET', `/documents?documentHolder=${encodeURIComponent(id)}`)).json().data;
+    expect(documents).toHaveLength(1);
+    expect(documents[0]).toMatchObject({ documentHolder: id, documentType: 'CERTIFICATE_OF_INCORPORATION', country: 'US', fileName: 'inc.pdf' });
+    const after = textOf((await browser.get(uploaded.headers.location as string)).body);
+    expect(after).toContain(`Document ${documents[0].id} uploaded.`);
+    expect(after).toContain('CERTIFICATE_OF_INCORPORATION US inc.pdf');
+    // Submitted again, the legal presence document is no longer missing.
+    await browser.post(`/console/customers/${id}/verifications`, {});
+    const latest = (await platform.req('GET', `/verifications?customerId=${encodeURIComponent(id)}`)).json().data.at(-1);
+    expect(latest.verificationStatus).toBe('RESOLVE_ERRORS');
+    expect(latest.errors.map((e: { type: string }) => e.type)).not.toContain('MISSING_LEGAL_PRESENCE_DOCUMENT');
+
+    const logged = (await platform.req('GET', `/request-logs?path=${encodeURIComponent(`/console/customers/${id}/documents`)}&status=303`)).json().data;
+    expect(logged).toHaveLength(1);
+    expect(logged[0].requestBody).toContain('multipart/form-data');
+    expect(JSON.stringify(logged)).not.toContain('secret-bytes-4242');
+
+    const viewer = await t.services.tokens.create(platform.platformId, { name: 'upload viewer', permissions: ['VIEW'], environment: 'sandbox' });
+    const limited = await signedIn(viewer);
+    await limited.get(`/console/customers/${id}`);
+    const refused = await limited.postMultipart(`/console/customers/${id}/documents`, { documentHolder: id, documentType: 'SHAREHOLDER_REGISTER', country: 'US' }, { name: 'reg.pdf', type: 'application/pdf', bytes: pdf });
+    expect(refused.statusCode).toBe(403);
+    expect(textOf(refused.body)).toContain('this action needs a token with the TRANSACT permission');
+    expect((await browser.postMultipart(`/console/customers/${id}/documents`, { documentHolder: id, documentType: 'SHAREHOLDER_REGISTER', country: 'US' }, { name: 'reg.pdf', type: 'application/pdf', bytes: pdf })).statusCode).toBe(303);
+    browser.csrf = 'forged';
+    expect((await browser.postMultipart(`/console/customers/${id}/documents`, { documentHolder: id, documentType: 'DIRECTOR_REGISTRY', country: 'US' }, { name: 'dir.pdf', type: 'application/pdf', bytes: pdf })).statusCode).toBe(403);
+    expect((await platform.req('GET', `/documents?documentHolder=${encodeURIComponent(id)}`)).json().data.map((d: { documentType: string }) => d.documentType).sort()).toEqual(['CERTIFICATE_OF_INCORPORATION', 'SHAREHOLDER_REGISTER']);
+  });
+
   it("funds a customer's account and issues it a card; the balances equal the ledger, and errors are shown on each form", async () => {
     const platform = await t.newCaller();
     const browser = await signedIn(platform);
