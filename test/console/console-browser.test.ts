@@ -68,7 +68,7 @@ describeEachEngine('console in a real browser', (t) => {
     await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
   });
 
-  it("does the demo's tour by clicking only: a business, its owner, its verification, funding, a card, an authorization, its transaction and its webhook", async () => {
+  it("does the demo's tour by clicking only: a business, its owner, its verification, funding, a card, an authorization, the card's reveal, the transaction and its webhook", async () => {
     const main = page.getByRole('main');
     await nav().getByRole('link', { name: 'Customers', exact: true }).click();
     const business = page.getByRole('form', { name: 'New business customer', exact: true });
@@ -137,6 +137,13 @@ describeEachEngine('console in a real browser', (t) => {
     await form.getByRole('button', { name: 'Simulate authorization', exact: true }).click();
     const transaction = new URL(page.url()).searchParams.get('transaction')!;
     await page.locator('#card-transactions tr', { hasText: transaction }).getByText('AUTHORIZED').waitFor();
+    // The reveal: a single-use link to the card's details, opened in a new tab.
+    const last4 = /···· (\d{4})/.exec((await main.locator('.facts').textContent())!)![1]!;
+    await page.getByRole('button', { name: 'Reveal card details', exact: true }).click();
+    const [details] = await Promise.all([page.waitForEvent('popup'), page.getByRole('link', { name: 'Open the card details', exact: true }).click()]);
+    expect((await details.locator('#pan').textContent())!.replaceAll(' ', '')).toMatch(new RegExp(`^\\d{12,15}${last4}$`));
+    await details.close();
+    await page.getByRole('link', { name: 'Back to the card', exact: true }).click();
     await page.locator('#card-transactions').getByRole('link', { name: transaction, exact: true }).click();
     await page.getByRole('heading', { level: 1, name: `Transaction ${transaction}` }).waitFor();
     expect(await main.locator('.facts').textContent()).toMatch(/AUTHORIZED[\s\S]*BLUE BOTTLE COFFEE SF[\s\S]*12\.50 USD/);

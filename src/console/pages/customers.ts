@@ -59,9 +59,9 @@ async function customerPage(services: Services, request: FastifyRequest, reply: 
   const funded = accounts.data.find((a) => a.id === query.funded);
   const notice = query.created
     ? `Customer created: ${customer.customerType === 'BUSINESS' ? `kybStatus ${status}` : `kycStatus ${status}`}.`
-    : query.owner
+    : ownerList.some((o) => o.id === query.owner)
       ? `Beneficial owner ${query.owner} added.`
-      : query.document
+      : documents.some((d) => d.id === query.document)
         ? `Document ${query.document} uploaded.`
         : undefined;
   if (form) reply.code(form.status);
