@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { entriesOf } from '../../src/store/accounts-repo.js';
-import { insertTestCustomer } from '../helpers/fixtures.js';
-import { provisionCards } from '../helpers/card-jobs.js';
+import { activeCard, insertTestCustomer } from '../helpers/fixtures.js';
+import { drainCardJobs, provisionCards } from '../helpers/card-jobs.js';
 import { describeEachEngine, type Caller } from '../helpers/test-app.js';
 import { ConsoleClient, textOf } from './console-client.js';
 
@@ -255,6 +255,28 @@ describeEachEngine('console forms that create', (t) => {
     // The card page's live refresh carries its state too, so a card turning ACTIVE shows without a reload.
     const live = await browser.get(`/console/cards/${cardId}`, { 'hx-request': 'true' });
     expect(live.body).toMatch(/<span id="card-state" hx-swap-oob="true"><span class="badge">ACTIVE<\/span>/);
+  });
+
+  it("takes a new transaction's merchant category code and country, as the demo sends them", async () => {
+    const card = await activeCard(t);
+    await t.services.internalAccounts.fund(t.caller.platformId, card.fundingSources[0], 5_000);
+    const browser = await signedIn(t.caller);
+    const page = await browser.get(`/console/cards/${card.id}`);
+    expect(page.body).toMatch(/<label for="authorization-mcc">MCC \(optional\)<\/label>\s*<input id="authorization-mcc" name="mcc"/);
+    const bad = await browser.post(`/console/cards/${card.id}/simulate/financial_authorization`, { amount: '1000', merchantDescriptor: 'ATM WITHDRAWAL 24TH ST', mcc: '60', merchantCountry: 'ZZ' });
+    expect(bad.statusCode).toBe(400);
+    expect(textOf(bad.body)).toContain('mcc must be four digits');
+    expect(textOf(bad.body)).toContain('merchantCountry must be a two-letter ISO 3166-1 country code');
+    const sent = await browser.post(`/console/cards/${card.id}/simulate/financial_authorization`, { amount: '1000', merchantDescriptor: 'ATM WITHDRAWAL 24TH ST', mcc: '6011', merchantCountry: 'US' });
+    expect(sent.statusCode).toBe(303);
+    const transactionId = new URL(sent.headers.location as string, 'http://console').searchParams.get('transaction')!;
+    const plain = await browser.post(`/console/cards/${card.id}/simulate/authorization`, { amount: '100', merchantDescriptor: 'NO MCC CAFE', mcc: '', merchantCountry: '' });
+    expect(plain.statusCode).toBe(303);
+    await drainCardJobs(t.services, t.app.log);
+    expect((await t.caller.req('GET', `/transactions/${transactionId}`)).json().merchant).toEqual({ descriptor: 'ATM WITHDRAWAL 24TH ST', mcc: '6011', country: 'US' });
+    expect(textOf((await browser.get(`/console/transactions/${transactionId}`)).body)).toContain('Merchant ATM WITHDRAWAL 24TH ST, MCC 6011, US');
+    const plainId = new URL(plain.headers.location as string, 'http://console').searchParams.get('transaction')!;
+    expect((await t.caller.req('GET', `/transactions/${plainId}`)).json().merchant).toEqual({ descriptor: 'NO MCC CAFE' });
   });
 
   it('reveals a card through a single-use link shown once', async () => {
