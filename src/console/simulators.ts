@@ -1,11 +1,14 @@
+import { isCountryCode } from '../domain/customers/countries.js';
 import { isOpening, SIMULATIONS, type FollowUpSimulation, type SimulationName } from '../domain/cards/card-transactions.js';
 import { ValidationError, type FieldError } from '../domain/shared/errors.js';
 import type { Services } from '../services.js';
 
 /** A field of a simulator form: its form name, its label, and how its value is read. */
 interface SimulatorField {
-  name: 'amount' | 'merchantDescriptor' | 'cardTransactionId';
+  name: 'amount' | 'merchantDescriptor' | 'cardTransactionId' | 'mcc' | 'merchantCountry';
   label: string;
+  /** Left empty, it is left out of the request. */
+  optional?: boolean;
   /** Amounts only: the least accepted (clearing takes 0). */
   minimum?: number;
 }
@@ -20,19 +23,25 @@ export interface SimulatorForm {
 
 const AMOUNT: SimulatorField = { name: 'amount', label: 'Amount' };
 const TRANSACTION: SimulatorField = { name: 'cardTransactionId', label: 'Card transaction' };
+/** The merchant of a new transaction: its descriptor (whose suffix can force an outcome), and optionally its category code and country. */
+const MERCHANT: SimulatorField[] = [
+  { name: 'merchantDescriptor', label: 'Merchant descriptor' },
+  { name: 'mcc', label: 'MCC', optional: true },
+  { name: 'merchantCountry', label: 'Merchant country', optional: true },
+];
 
 export const SIMULATOR_FORMS: SimulatorForm[] = [
-  { name: 'authorization', button: 'Simulate authorization', hint: 'A new transaction, decided when it lands; the descriptor suffix can force an outcome.', fields: [AMOUNT, { name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
+  { name: 'authorization', button: 'Simulate authorization', hint: 'A new transaction, decided when it lands; the descriptor suffix can force an outcome.', fields: [AMOUNT, ...MERCHANT] },
   { name: 'clearing', button: 'Simulate clearing', hint: 'Settles part or all of an open authorization; 0 expires a fully open one.', fields: [TRANSACTION, { ...AMOUNT, minimum: 0 }] },
   { name: 'return', button: 'Simulate return', hint: 'Refunds settled funds.', fields: [TRANSACTION, AMOUNT] },
   { name: 'authorization_expiry', button: 'Simulate authorization expiry', hint: 'A fully open authorization lapses; the hold is released.', fields: [TRANSACTION] },
   { name: 'return_reversal', button: 'Simulate return reversal', hint: 'Reverses the return of a refunded transaction.', fields: [TRANSACTION] },
   { name: 'authorization_advice', button: 'Simulate authorization advice', hint: 'Re-sizes the hold of an open debit authorization to a new total.', fields: [TRANSACTION, AMOUNT] },
-  { name: 'financial_authorization', button: 'Simulate financial authorization', hint: 'Authorized and settled at once (single-message); decided like an authorization.', fields: [AMOUNT, { name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
-  { name: 'credit_authorization', button: 'Simulate credit authorization', hint: 'Opens a CREDIT transaction; its clearing credits the account.', fields: [AMOUNT, { name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
-  { name: 'credit_authorization_advice', button: 'Simulate credit authorization advice', hint: 'A CREDIT transaction the network already decided.', fields: [AMOUNT, { name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
-  { name: 'financial_credit_authorization', button: 'Simulate financial credit authorization', hint: 'A CREDIT authorized and settled at once.', fields: [AMOUNT, { name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
-  { name: 'balance_inquiry', button: 'Simulate balance inquiry', hint: 'Zero amount; holds nothing.', fields: [{ name: 'merchantDescriptor', label: 'Merchant descriptor' }] },
+  { name: 'financial_authorization', button: 'Simulate financial authorization', hint: 'Authorized and settled at once (single-message); decided like an authorization.', fields: [AMOUNT, ...MERCHANT] },
+  { name: 'credit_authorization', button: 'Simulate credit authorization', hint: 'Opens a CREDIT transaction; its clearing credits the account.', fields: [AMOUNT, ...MERCHANT] },
+  { name: 'credit_authorization_advice', button: 'Simulate credit authorization advice', hint: 'A CREDIT transaction the network already decided.', fields: [AMOUNT, ...MERCHANT] },
+  { name: 'financial_credit_authorization', button: 'Simulate financial credit authorization', hint: 'A CREDIT authorized and settled at once.', fields: [AMOUNT, ...MERCHANT] },
+  { name: 'balance_inquiry', button: 'Simulate balance inquiry', hint: 'Zero amount; holds nothing.', fields: MERCHANT },
 ];
 
 /** The documented merchant descriptor suffixes, offered as presets of the authorization form. */
@@ -52,7 +61,14 @@ function readForm(form: SimulatorForm, body: Record<string, unknown>): Record<st
   const out: Record<string, string | number> = {};
   for (const field of form.fields) {
     const raw = typeof body[field.name] === 'string' ? (body[field.name] as string).trim() : '';
-    if (field.name === 'amount') {
+    if (field.optional && raw === '') continue;
+    if (field.name === 'mcc') {
+      if (/^\d{4}$/.test(raw)) out.mcc = raw;
+      else errors.push({ field: field.name, message: 'must be four digits (a merchant category code)' });
+    } else if (field.name === 'merchantCountry') {
+      if (isCountryCode(raw)) out.merchantCountry = raw;
+      else errors.push({ field: field.name, message: 'must be a two-letter ISO 3166-1 country code' });
+    } else if (field.name === 'amount') {
       const minimum = field.minimum ?? 1;
       if (!/^\d{1,12}$/.test(raw) || Number(raw) < minimum || Number(raw) > MAX_AMOUNT) {
         errors.push({ field: field.name, message: `must be a whole number of minor units from ${minimum} to ${MAX_AMOUNT}` });
@@ -71,7 +87,11 @@ export async function runSimulator(services: Services, principal: { platformId: 
   const kind = SIMULATIONS[form.name];
   if (isOpening(kind)) {
     const card = await services.cards.get(principal.platformId, cardId);
-    const merchant = { descriptor: input.merchantDescriptor as string };
+    const merchant = {
+      descriptor: input.merchantDescriptor as string,
+      ...(input.mcc === undefined ? {} : { mcc: input.mcc as string }),
+      ...(input.merchantCountry === undefined ? {} : { country: input.merchantCountry as string }),
+    };
     const amount = form.name === 'balance_inquiry' ? 0 : (input.amount as number);
     const accepted = await services.cardSimulations.authorize(principal.platformId, cardId, { amount, currency: { code: card.currency }, merchant }, principal.tokenId, undefined, kind);
     return accepted.cardTransactionId;

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startWorker } from '../../src/jobs/index.js';
 import type { Worker } from '../../src/jobs/worker.js';
+import { entriesOf } from '../../src/store/accounts-repo.js';
 import { approvedCardholder, injectCall, insertTestCustomer, issueCard, untilActive } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -65,6 +66,105 @@ describeEachEngine('console in a real browser', (t) => {
     await page.getByLabel('Client secret', { exact: true }).fill(t.caller.clientSecret);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+  });
+
+  it("does the demo's tour by clicking only: a business, its owner, its verification, funding, a card, an authorization, the card's reveal, the transaction and its webhook", async () => {
+    const main = page.getByRole('main');
+    await nav().getByRole('link', { name: 'Customers', exact: true }).click();
+    const business = page.getByRole('form', { name: 'New business customer', exact: true });
+    for (const [label, value] of [
+      ['Legal name', 'Acme Robotics Inc.'],
+      ['Incorporated on', '2015-03-02'],
+      ['Tax ID', '12-3456789'],
+      ['Registration number (optional)', 'C4815162'],
+      ['Email (optional)', 'finance@acme.example'],
+      ['Address line 1 (optional)', '100 Market St'],
+      ['City (optional)', 'San Francisco'],
+      ['Postal code (optional)', '94105'],
+      ['Country (optional)', 'US'],
+    ] as const) await business.getByLabel(label, { exact: true }).fill(value);
+    await business.getByLabel('Entity type (optional)', { exact: true }).selectOption('CORPORATION');
+    await shot('customers-new');
+    await business.getByRole('button', { name: 'Create business customer', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Customer created: kybStatus UNVERIFIED.' }).waitFor();
+    const customer = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+
+    // An owner sent without its roles is refused on the form, the field named; the values stay.
+    const owner = page.getByRole('form', { name: 'Add beneficial owner', exact: true });
+    for (const [label, value] of [
+      ['First name', 'Ada'],
+      ['Last name', 'Lovelace'],
+      ['Birth date', '1980-01-10'],
+      ['Nationality', 'GB'],
+      ['Address line 1', '1 Main St'],
+      ['Postal code', '94105'],
+      ['Country', 'US'],
+      ['Identifier', '123-45-6780'],
+      ['Ownership percentage', '40'],
+    ] as const) await owner.getByLabel(label, { exact: true }).fill(value);
+    await owner.getByRole('button', { name: 'Add beneficial owner', exact: true }).click();
+    await owner.getByRole('alert').filter({ hasText: 'Roles (roles) is required' }).waitFor();
+    expect(await owner.getByLabel('Last name', { exact: true }).inputValue()).toBe('Lovelace');
+    await owner.getByRole('checkbox', { name: 'UBO', exact: true }).check();
+    await owner.getByRole('checkbox', { name: 'DIRECTOR', exact: true }).check();
+    await owner.getByRole('button', { name: 'Add beneficial owner', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Beneficial owner' }).waitFor();
+    await main.getByRole('row', { name: /Ada Lovelace UBO, DIRECTOR 40 % UNVERIFIED/ }).waitFor();
+
+    await page.getByRole('button', { name: 'Submit for verification', exact: true }).click();
+    await main.locator('#verifications ~ table').getByText('APPROVED', { exact: true }).waitFor();
+    expect(await main.locator('.facts').textContent()).toContain('APPROVED');
+    await main.getByRole('row', { name: /Ada Lovelace UBO, DIRECTOR 40 % APPROVED/ }).waitFor();
+
+    const fund = page.getByRole('form', { name: 'Fund account', exact: true });
+    await fund.getByLabel('Amount', { exact: true }).fill('10000');
+    await fund.getByRole('button', { name: 'Fund account', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'funded: available 100.00 USD, total 100.00 USD' }).waitFor();
+    await shot('customer-forms');
+
+    const issue = page.getByRole('form', { name: 'Issue card', exact: true });
+    await issue.getByLabel('Platform card ID (optional)', { exact: true }).fill('demo-card-042');
+    await issue.getByRole('button', { name: 'Issue card', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Card issued' }).waitFor();
+    const card = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    // The issuer makes the card ACTIVE through the worker; the open page shows it by itself.
+    await page.locator('#card-state').getByText('ACTIVE', { exact: true }).waitFor({ timeout: 20_000 });
+    expect(await main.locator('.facts').textContent()).toContain('042');
+
+    const form = page.getByRole('form', { name: 'Simulate authorization', exact: true });
+    await form.getByLabel('Amount', { exact: true }).fill('1250');
+    await form.getByLabel('Merchant descriptor', { exact: true }).fill('BLUE BOTTLE COFFEE SF');
+    await form.getByRole('button', { name: 'Simulate authorization', exact: true }).click();
+    const transaction = new URL(page.url()).searchParams.get('transaction')!;
+    await page.locator('#card-transactions tr', { hasText: transaction }).getByText('AUTHORIZED').waitFor();
+    // The reveal: a single-use link to the card's details, opened in a new tab.
+    const last4 = /···· (\d{4})/.exec((await main.locator('.facts').textContent())!)![1]!;
+    await page.getByRole('button', { name: 'Reveal card details', exact: true }).click();
+    const [details] = await Promise.all([page.waitForEvent('popup'), page.getByRole('link', { name: 'Open the card details', exact: true }).click()]);
+    expect((await details.locator('#pan').textContent())!.replaceAll(' ', '')).toMatch(new RegExp(`^\\d{12,15}${last4}$`));
+    await details.close();
+    await page.getByRole('link', { name: 'Back to the card', exact: true }).click();
+    await page.locator('#card-transactions').getByRole('link', { name: transaction, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: `Transaction ${transaction}` }).waitFor();
+    expect(await main.locator('.facts').textContent()).toMatch(/AUTHORIZED[\s\S]*BLUE BOTTLE COFFEE SF[\s\S]*12\.50 USD/);
+    await main.getByRole('link', { name: customer, exact: true }).click();
+    await main.getByRole('row', { name: /INTERNAL_FIAT ACTIVE 87\.50 USD 100\.00 USD/ }).waitFor();
+    const accountId = (await main.getByRole('row', { name: /INTERNAL_FIAT/ }).getByRole('cell').first().textContent())!;
+    const entries = await entriesOf(t.services.store.db, accountId);
+    expect(entries.reduce((sum, e) => sum + Number(e.amount), 0)).toBe(8_750);
+    expect(entries.filter((e) => !['HOLD', 'HOLD_RELEASE'].includes(e.kind)).reduce((sum, e) => sum + Number(e.amount), 0)).toBe(10_000);
+
+    // Its webhook: the newest CARD_TRANSACTION.AUTHORIZED event, carrying the transaction, delivered.
+    await nav().getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await page.getByLabel('Event type', { exact: true }).fill('CARD_TRANSACTION.AUTHORIZED');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.locator('#events a').first().click();
+    await page.getByRole('heading', { level: 1, name: /^Event / }).waitFor();
+    expect(await page.locator('pre.payload').textContent()).toContain(transaction);
+    await expect.poll(() => page.locator('#attempts tr.attempt').first().textContent(), { timeout: 20_000 }).toContain('200');
+    const eventId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    expect(receiver.deliveries.some((d) => d.id === eventId && d.verified)).toBe(true);
+    expect((await injectCall(t.caller)('GET', `/cards/${card}`)).body).toMatchObject({ cardholderId: customer, state: 'ACTIVE' });
   });
 
   it('walks every page from the navigation, and each list links to its items', async () => {

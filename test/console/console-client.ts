@@ -28,6 +28,27 @@ export class ConsoleClient {
     return res;
   }
 
+  /** Sends a form with a file as a browser would (multipart/form-data), with the page's CSRF token first. */
+  async postMultipart(url: string, form: Record<string, string>, file?: { name: string; type: string; bytes: Buffer }): Promise<LightMyRequestResponse> {
+    const boundary = `----console${Date.now()}`;
+    const parts: Buffer[] = [];
+    for (const [name, value] of Object.entries({ _csrf: this.csrf, ...form })) {
+      parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+    }
+    if (file) {
+      parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`), file.bytes, Buffer.from('\r\n'));
+    }
+    parts.push(Buffer.from(`--${boundary}--\r\n`));
+    const res = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie: this.cookieHeader(), 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: Buffer.concat(parts),
+    });
+    this.keep(res);
+    return res;
+  }
+
   async signIn(clientId: string, clientSecret: string): Promise<LightMyRequestResponse> {
     await this.get('/console/sign-in');
     return this.post('/console/sign-in', { clientId, clientSecret });

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { REQUESTABLE_CARD_STATES, type CardState } from '../../domain/cards/card-lifecycle.js';
 import { ValidationError } from '../../domain/shared/errors.js';
+import { cardRevealPagePath } from '../../schemas/sandbox-pages.js';
 import type { Services } from '../../services.js';
 import { renderFragment, renderPage, requirePermission, sessionOf } from '../render.js';
 import { DESCRIPTOR_PRESETS, runSimulator, SIMULATOR_FORMS } from '../simulators.js';
@@ -33,10 +34,10 @@ export const cardPages: PageModule = (scope, { services }) => {
     const { id } = request.params as { id: string };
     const card = await services.cards.get(platformId, id);
     const transactions = await cardTransactions(services, request, id);
-    if (isLiveRefresh(request.headers)) return renderFragment(reply, 'partials/card-transactions', { card, transactions: transactions.data });
+    if (isLiveRefresh(request.headers)) return renderFragment(reply, 'partials/card-live', { card, transactions: transactions.data });
     const accounts = await services.internalAccounts.list(platformId, 100, undefined, { customerId: card.cardholderId });
     const funding = card.fundingSources.map((sourceId) => ({ id: sourceId, account: accounts.data.find((a) => a.id === sourceId) }));
-    const query = request.query as { accepted?: string; transaction?: string; state?: string };
+    const query = request.query as { accepted?: string; transaction?: string; state?: string; issued?: string };
     return renderPage(request, reply, 'card', {
       title: `Card ${card.id}`,
       card,
@@ -48,6 +49,7 @@ export const cardPages: PageModule = (scope, { services }) => {
       accepted: SIMULATOR_FORMS.find((f) => f.name === query.accepted),
       acceptedTransaction: query.transaction,
       changedState: REQUESTABLE_CARD_STATES.find((s) => s === query.state),
+      issued: query.issued !== undefined,
     });
   });
 
@@ -58,6 +60,15 @@ export const cardPages: PageModule = (scope, { services }) => {
     if (!form) return reply.callNotFound();
     const transactionId = await runSimulator(services, principal, id, form, (request.body ?? {}) as Record<string, unknown>);
     return reply.redirect(`/console/cards/${encodeURIComponent(id)}?accepted=${form.name}&transaction=${encodeURIComponent(transactionId)}`, 303);
+  });
+
+  // The same service as POST /cards/{id}/reveal: the single-use URL is shown once, on this answer, as the API answers it once.
+  scope.post('/cards/:id/reveal', async (request, reply) => {
+    const { platformId, environment, tokenId } = requirePermission(request, 'TRANSACT');
+    const { id } = request.params as { id: string };
+    const grant = await services.cardReveals.reveal(platformId, environment, tokenId, id);
+    const panEmbedUrl = `${request.protocol}://${request.host}${cardRevealPagePath(grant.token)}`;
+    return renderPage(request, reply.header('cache-control', 'no-store'), 'card-reveal', { title: `Card ${id} revealed`, cardId: id, panEmbedUrl, expiresAt: grant.expiresAt });
   });
 
   scope.post('/cards/:id/state', async (request, reply) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleContext } from '../index.js';
 import { cardPages } from './cards.js';
-import { customerPages } from './customers.js';
+import { customerPages, documentUploadPage } from './customers.js';
 import { requestPages } from './requests.js';
 import { settingsPages } from './settings.js';
 import { transactionPages } from './transactions.js';
@@ -10,4 +10,4 @@ import { webhookPages } from './webhooks.js';
 /** A console page (or a group of pages), registered behind the session check; its nav entry is in nav.ts. */
 export type PageModule = (scope: FastifyInstance, ctx: ConsoleContext) => void;
 
-export const pageModules: PageModule[] = [customerPages, cardPages, transactionPages, webhookPages, requestPages, settingsPages];
+export const pageModules: PageModule[] = [customerPages, documentUploadPage, cardPages, transactionPages, webhookPages, requestPages, settingsPages];
