@@ -218,3 +218,84 @@ describeEachEngine(
   },
   { BULK_IMPORT_BATCH_ROWS: '2', BULK_IMPORT_MAX_BYTES: '4096' },
 );
+
+describeEachEngine(
+  'bulk customer import: uniqueness across a batch, between batches and against existing customers',
+  (t) => {
+    let receiver: WebhookReceiver;
+    let worker: Worker;
+    beforeAll(async () => {
+      receiver = await startWebhookReceiver();
+      worker = startWorker(t.services, t.app.log);
+    });
+    afterAll(async () => {
+      await worker?.stop();
+      await receiver?.stop();
+    });
+
+    it('refuses the later of two rows with one platformCustomerId or UMA address (in a batch or across batches) and rows clashing with active customers, while their neighbours are created with accounts, KYC and webhooks', async () => {
+      const caller = await t.newCaller();
+      await connectReceiver(caller, receiver);
+      const create = async (body: unknown) => {
+        const res = await caller.req('POST', '/customers', body);
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json<{ id: string }>().id;
+      };
+      await create({ customerType: 'INDIVIDUAL', platformCustomerId: 'held', umaAddress: '$held@uma.example.com' });
+      const gone = await create({ customerType: 'INDIVIDUAL', platformCustomerId: 'gone', umaAddress: '$gone@uma.example.com' });
+      expect((await caller.req('DELETE', `/customers/${gone}`)).statusCode).toBe(200);
+      // Batches of 5: rows 1 to 5, then 6 to 9.
+      const csv = [
+        'umaAddress,platformCustomerId,customerType,fullName,birthDate',
+        ',new-1,INDIVIDUAL,New One,',
+        ',held,INDIVIDUAL,Held Again,',
+        'HELD@uma.example.com,new-3,INDIVIDUAL,Uma Taken,',
+        'dup4@uma.example.com,new-1,INDIVIDUAL,Second New One,',
+        '$New5@uma.example.com,new-5,INDIVIDUAL,Pending Person 001,',
+        'new5@uma.example.com,new-6,INDIVIDUAL,Uma Of Row Five,',
+        ',new-7,INDIVIDUAL,Bad Date,1990-02-30',
+        'gone@uma.example.com,gone,INDIVIDUAL,Back Again 003,',
+        'dup4@uma.example.com,new-9,INDIVIDUAL,Refused Person 002,',
+      ].join('\n');
+      const jobId = await accepted(caller, csv);
+      await receiver.waitFor(() => receiver.verifiedUnique().some((d) => (d.payload?.data as { id?: string } | undefined)?.id === jobId), 20_000);
+      const job = await jobOf(caller, jobId);
+      expect([job.status, job.progress]).toEqual(['COMPLETED', { total: 9, processed: 9, successful: 4, failed: 5 }]);
+      expect(job.errors.map((e: any) => [e.details.row, e.correlationId, e.code, (e.details.errors ?? []).map((f: any) => f.field)])).toEqual([
+        [2, 'held', 'CONFLICT', ['platformCustomerId']],
+        [3, 'new-3', 'UMA_ADDRESS_EXISTS', ['umaAddress']],
+        [4, 'new-1', 'CONFLICT', ['platformCustomerId']],
+        [6, 'new-6', 'UMA_ADDRESS_EXISTS', ['umaAddress']],
+        [7, 'new-7', 'INVALID_INPUT', ['birthDate']],
+      ]);
+      // The first of two rows wins; a refused row holds nothing (row 9 takes row 4's UMA address); a deleted customer's values are free.
+      const created = new Map((await customersOf(caller)).data.filter((c) => c.platformCustomerId !== 'held').map((c) => [c.platformCustomerId as string, c]));
+      expect([...created.keys()].sort()).toEqual(['gone', 'new-1', 'new-5', 'new-9']);
+      expect(created.get('new-1')).toMatchObject({ fullName: 'New One', kycStatus: 'APPROVED' });
+      expect(created.get('new-5')).toMatchObject({ umaAddress: '$new5@uma.example.com', kycStatus: 'PENDING' });
+      expect(created.get('gone')).toMatchObject({ umaAddress: '$gone@uma.example.com', kycStatus: 'UNVERIFIED' });
+      expect(created.get('new-9')).toMatchObject({ umaAddress: '$dup4@uma.example.com', kycStatus: 'REJECTED' });
+      for (const [pcid, c] of created) {
+        const accounts = (await caller.req('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(c.id)}`)).json<{ data: any[] }>().data;
+        expect(accounts.map((a) => [a.balance.currency.code, a.type]), pcid).toEqual([['USD', 'INTERNAL_FIAT']]);
+      }
+      // The webhooks POST /customers sends: one per status that has one (003 leaves the customer UNVERIFIED, which has none).
+      const ids = new Set([...created.values()].map((c) => c.id as string));
+      const kycHooks = () =>
+        receiver
+          .verifiedUnique()
+          .filter((d) => String(d.payload!.type).startsWith('CUSTOMER.KYC_') && ids.has((d.payload!.data as { id: string }).id))
+          .map((d) => [(d.payload!.data as { platformCustomerId: string }).platformCustomerId, d.payload!.type])
+          .sort();
+      await receiver.waitFor(() => kycHooks().length >= 3);
+      expect(kycHooks()).toEqual([
+        ['new-1', 'CUSTOMER.KYC_APPROVED'],
+        ['new-5', 'CUSTOMER.KYC_PENDING'],
+        ['new-9', 'CUSTOMER.KYC_REJECTED'],
+      ]);
+      const stored = await t.services.store.db.selectFrom('webhook_events').select('type').where('platform_id', '=', caller.platformId).where('type', 'like', 'CUSTOMER.KYC_%').execute();
+      expect(stored).toHaveLength(5); // held's and gone's at their POST, and the three above
+    });
+  },
+  { BULK_IMPORT_BATCH_ROWS: '5' },
+);
