@@ -70,13 +70,12 @@ export async function activeHolders(db: Executor, platformId: string, values: { 
   const held = { platformCustomerIds: new Set<string>(), umaAddresses: new Set<string>() };
   const { platformCustomerIds: ids, umaAddresses: umas } = values;
   if (ids.length === 0 && umas.length === 0) return held;
-  const rows = await db
-    .selectFrom('customers')
-    .select(['platform_customer_id', 'uma_address', sql<number>`legacy_duplicate`.as('legacy_duplicate')])
-    .where('platform_id', '=', platformId)
-    .where('is_deleted', '=', 0)
-    .where((eb) => eb.or([...(ids.length > 0 ? [eb('platform_customer_id', 'in', [...ids])] : []), ...(umas.length > 0 ? [eb('uma_address', 'in', [...umas])] : [])]))
-    .execute();
+  const active = () =>
+    db.selectFrom('customers').select(['platform_customer_id', 'uma_address', sql<number>`legacy_duplicate`.as('legacy_duplicate')]).where('platform_id', '=', platformId).where('is_deleted', '=', 0);
+  // Two lookups joined by UNION ALL, each on its own unique index: an OR of the two IN lists scans the platform's customers on SQLite.
+  const byId = ids.length > 0 ? active().where('platform_customer_id', 'in', [...ids]) : undefined;
+  const byUma = umas.length > 0 ? active().where('uma_address', 'in', [...umas]) : undefined;
+  const rows = await (byId && byUma ? byId.unionAll(byUma) : (byId ?? byUma)!).execute();
   const wantedIds = new Set(ids);
   const wantedUmas = new Set(umas);
   for (const r of rows) {
