@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BULK_IMPORT_JOB } from '../../src/domain/customers/bulk-imports.js';
+import { ConflictError } from '../../src/domain/shared/errors.js';
 import { bulkImportHandler } from '../../src/jobs/bulk-import.js';
 import { startWorker } from '../../src/jobs/index.js';
 import type { Worker } from '../../src/jobs/worker.js';
@@ -7,6 +9,7 @@ import { drainJobs, queuedJobs } from '../helpers/card-jobs.js';
 import { multipartForm } from '../helpers/multipart.js';
 import { fieldErrors } from '../helpers/owners.js';
 import { describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
+import { until } from '../helpers/until.js';
 import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
@@ -295,6 +298,37 @@ describeEachEngine(
       ]);
       const stored = await t.services.store.db.selectFrom('webhook_events').select('type').where('platform_id', '=', caller.platformId).where('type', 'like', 'CUSTOMER.KYC_%').execute();
       expect(stored).toHaveLength(5); // held's and gone's at their POST, and the three above
+    });
+
+    it('refuses a row whose platformCustomerId another writer takes while its batch is written, and creates its neighbours', async () => {
+      const caller = await t.newCaller();
+      const { store, customers } = t.services;
+      // The other writer holds 'raced' uncommitted: the batch's clash query cannot see it yet.
+      const other = await store.begin();
+      await customers.create(caller.platformId, 'sandbox', { customerType: 'INDIVIDUAL', platformCustomerId: 'raced' }, other);
+      const batch = store.transaction((uow) =>
+        customers.createMany(uow, caller.platformId, 'sandbox', [
+          { customerType: 'INDIVIDUAL', platformCustomerId: 'before', fullName: 'Before Raced' },
+          { customerType: 'INDIVIDUAL', platformCustomerId: 'raced', fullName: 'Raced Row' },
+          { customerType: 'INDIVIDUAL', platformCustomerId: 'after', fullName: 'After Raced' },
+        ]),
+      );
+      if (store.engine === 'postgres') {
+        // The batch's insert waits on the other writer's unique key (SQLite's one writer makes the whole batch wait instead).
+        await until('the batch to wait on the other writer', async () => {
+          const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'insert into "customers"%'`.execute(store.db);
+          return r.rows[0]!.n > 0 ? true : undefined;
+        });
+      }
+      await other.commit();
+      const [before, raced, after] = await batch;
+      expect(raced).toBeInstanceOf(ConflictError);
+      expect((raced as ConflictError).clash).toBe('platformCustomerId');
+      expect([before, after].map((c) => (c as { platformCustomerId?: string }).platformCustomerId)).toEqual(['before', 'after']);
+      const held = await store.db.selectFrom('customers').select(['platform_customer_id', 'data']).where('platform_id', '=', caller.platformId).orderBy('platform_customer_id').execute();
+      expect(held.map((r) => [r.platform_customer_id, JSON.parse(r.data).fullName])).toEqual([['after', 'After Raced'], ['before', 'Before Raced'], ['raced', undefined]]);
+      const accounts = await store.db.selectFrom('internal_accounts').select('customer_id').where('platform_id', '=', caller.platformId).execute();
+      expect(accounts).toHaveLength(3);
     });
   },
   { BULK_IMPORT_BATCH_ROWS: '5' },

@@ -5,7 +5,7 @@ import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { findWebhookConfig } from '../../store/webhooks-repo.js';
 import type { Address } from './beneficial-owners.js';
 import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
-import { ConflictError, DeletedError, DomainError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
+import { ConflictError, DeletedError, type DomainError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { accountCurrencies, newAccountRows, openAccounts, supportedCurrencyCodes } from '../accounts/account-currencies.js';
 import { insertAccountsIfAbsent } from '../../store/accounts-repo.js';
@@ -179,8 +179,8 @@ export class CustomerService {
    * already held, then a statement per table (customers, accounts, webhook events). Answers per
    * input, in order, the customer or the error create would have thrown: an input clashing with an
    * active customer, or with an earlier input of the same call, is refused as it would be if they
-   * were created one after another. If the set write fails, it is undone and each input goes
-   * through create alone, in a savepoint of its own.
+   * were created one after another; one whose value another writer took since that query (the
+   * unique indexes skip it) is refused as create refuses it. No savepoint: a refusal writes nothing.
    */
   async createMany(uow: UnitOfWork, platformId: string, environment: Environment, inputs: readonly NewCustomer[]): Promise<(Customer | DomainError)[]> {
     if (inputs.length === 0) return [];
@@ -205,43 +205,23 @@ export class CustomerService {
       held.umaAddresses.add(row.uma_address);
       free.push(i);
     }
-    let raced: number[] = [];
-    try {
-      raced = await uow.savepoint(async () => {
-        const inserted = await repo.insertCustomersIfFree(uow, free.map((i) => rows[i]!));
-        const created = free.filter((i) => inserted.has(rows[i]!.id));
-        const accounts = created.flatMap((i) => newAccountRows(platformId, rows[i]!.id, accountCurrencies(inputs[i]!.currencies, supported), now));
-        await insertAccountsIfAbsent(uow, accounts);
-        const events: WebhookEventInput[] = [];
-        for (const i of created) {
-          const customer = renderCustomer(rows[i]!);
-          outcomes[i] = customer;
-          const type = kycWebhookType(rows[i]!, rows[i]!.kyc_status);
-          if (type) events.push({ platformId, type, fields: { data: customer } });
-        }
-        for (let e = 0; e < events.length; e += 1000) await recordWebhookEvents(uow, events.slice(e, e + 1000), now);
-        return free.filter((i) => !inserted.has(rows[i]!.id));
-      });
-    } catch {
-      for (const i of free) outcomes[i] = await this.createAlone(uow, platformId, environment, inputs[i]!);
-      return outcomes;
+    const inserted = await repo.insertCustomersIfFree(uow, free.map((i) => rows[i]!));
+    const created = free.filter((i) => inserted.has(rows[i]!.id));
+    await insertAccountsIfAbsent(uow, created.flatMap((i) => newAccountRows(platformId, rows[i]!.id, accountCurrencies(inputs[i]!.currencies, supported), now)));
+    const events: WebhookEventInput[] = [];
+    for (const i of created) {
+      const customer = renderCustomer(rows[i]!);
+      outcomes[i] = customer;
+      const type = kycWebhookType(rows[i]!, rows[i]!.kyc_status);
+      if (type) events.push({ platformId, type, fields: { data: customer } });
     }
+    for (let e = 0; e < events.length; e += 1000) await recordWebhookEvents(uow, events.slice(e, e + 1000), now);
     // Taken since the read above (another writer committed first): named as create names it.
-    for (const i of raced) {
+    for (const i of free.filter((i) => !inserted.has(rows[i]!.id))) {
       const clash = (await repo.activeClash(uow.db, platformId, rows[i]!.id, { platformCustomerId: rows[i]!.platform_customer_id })) ?? 'umaAddress';
       outcomes[i] = new ConflictError(clash, clashMessage(clash));
     }
     return outcomes;
-  }
-
-  /** create in a savepoint of the caller's unit of work: a refusal leaves nothing and is answered, not thrown. */
-  private async createAlone(uow: UnitOfWork, platformId: string, environment: Environment, input: NewCustomer): Promise<Customer | DomainError> {
-    try {
-      return await uow.savepoint((sp) => this.create(platformId, environment, input, sp));
-    } catch (err) {
-      if (err instanceof DomainError) return err;
-      throw err;
-    }
   }
 
   /** A deleted customer stays readable, with isDeleted true. */
