@@ -1,10 +1,10 @@
-// Written once per engine: lockCustomer.
+// Written once per engine: lockCustomer, activeHolders.
 import { sql } from 'kysely';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
-import type { Executor } from './store.js';
+import type { Executor, Queryable } from './store.js';
 import type { CustomerRow, CustomerType } from './tables/customers.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -65,16 +65,24 @@ export async function insertCustomersIfFree(uow: UnitOfWork, rows: readonly Cust
 /**
  * Which of these platformCustomerIds and UMA addresses (lower case) active customers of the
  * platform hold, in one statement: the uniqueness rules of insertCustomer, asked for a whole batch.
+ * Two lookups joined by UNION ALL, each on its own index (an OR of the two lists scans the
+ * platform's customers on SQLite); on PostgreSQL each list is one array parameter, so the
+ * statement's text, prepared once, is the same whatever the lists' lengths.
  */
-export async function activeHolders(db: Executor, platformId: string, values: { platformCustomerIds: readonly string[]; umaAddresses: readonly string[] }): Promise<{ platformCustomerIds: Set<string>; umaAddresses: Set<string> }> {
+export async function activeHolders(on: Queryable, platformId: string, values: { platformCustomerIds: readonly string[]; umaAddresses: readonly string[] }): Promise<{ platformCustomerIds: Set<string>; umaAddresses: Set<string> }> {
   const held = { platformCustomerIds: new Set<string>(), umaAddresses: new Set<string>() };
   const { platformCustomerIds: ids, umaAddresses: umas } = values;
   if (ids.length === 0 && umas.length === 0) return held;
-  const active = () =>
-    db.selectFrom('customers').select(['platform_customer_id', 'uma_address', sql<number>`legacy_duplicate`.as('legacy_duplicate')]).where('platform_id', '=', platformId).where('is_deleted', '=', 0);
-  // Two lookups joined by UNION ALL, each on its own unique index: an OR of the two IN lists scans the platform's customers on SQLite.
-  const byId = ids.length > 0 ? active().where('platform_customer_id', 'in', [...ids]) : undefined;
-  const byUma = umas.length > 0 ? active().where('uma_address', 'in', [...umas]) : undefined;
+  const postgres = on.engine === 'postgres';
+  const lookup = (column: 'platform_customer_id' | 'uma_address', list: readonly string[]) =>
+    on.db
+      .selectFrom('customers')
+      .select(['platform_customer_id', 'uma_address', sql<number>`legacy_duplicate`.as('legacy_duplicate')])
+      .where('platform_id', '=', platformId)
+      .where('is_deleted', '=', 0)
+      .where(postgres ? sql<boolean>`${sql.ref(column)} = any(${[...list]}::text[])` : sql<boolean>`${sql.ref(column)} in (${sql.join([...list])})`);
+  const byId = postgres || ids.length > 0 ? lookup('platform_customer_id', ids) : undefined;
+  const byUma = postgres || umas.length > 0 ? lookup('uma_address', umas) : undefined;
   const rows = await (byId && byUma ? byId.unionAll(byUma) : (byId ?? byUma)!).execute();
   const wantedIds = new Set(ids);
   const wantedUmas = new Set(umas);

@@ -188,7 +188,7 @@ export class CustomerService {
     const supported = inputs.some((input) => input.currencies?.length) ? await supportedCurrencyCodes(uow.db, platformId) : [];
     const now = await this.clock.now(platformId, uow);
     const rows = inputs.map((input) => newCustomerRow(platformId, input, now, umaDomain, kycStatusAtCreation(environment, input.customerType, input.fullName)));
-    const held = await repo.activeHolders(uow.db, platformId, {
+    const held = await repo.activeHolders(uow, platformId, {
       platformCustomerIds: [...new Set(inputs.flatMap((input) => (input.platformCustomerId === undefined ? [] : [input.platformCustomerId])))],
       umaAddresses: [...new Set(rows.filter((_, i) => inputs[i]!.umaAddress !== undefined).map((r) => r.uma_address))],
     });
