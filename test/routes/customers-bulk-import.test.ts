@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BULK_IMPORT_JOB } from '../../src/domain/customers/bulk-imports.js';
 import { ConflictError } from '../../src/domain/shared/errors.js';
@@ -176,6 +177,30 @@ describeEachEngine(
       const events = await t.services.store.db.selectFrom('webhook_events').select('type').where('platform_id', '=', caller.platformId).execute();
       expect(events.map((e) => e.type)).toEqual(['BULK_UPLOAD.FAILED']);
       await t.services.store.db.updateTable('jobs').set({ state: 'done' }).where('id', '=', queued!.id).execute();
+    });
+
+    it('stages an upload as it arrives: a full batch is stored while the rest of the file is still to come', async () => {
+      const caller = await t.newCaller();
+      const upload = new PassThrough();
+      const staging = t.services.bulkImports.stage(caller.platformId, 'sandbox', upload);
+      upload.write(`${HEADER}\n,s-1,INDIVIDUAL,One,,,,,,,,,,\n,s-2,INDIVIDUAL,Two,,,,,,,,,,\n,s-3,INDIVIDUAL,Thr`);
+      const stored = async () => {
+        const batches = await t.services.store.db
+          .selectFrom('bulk_import_batches')
+          .innerJoin('bulk_import_jobs', 'bulk_import_jobs.id', 'bulk_import_batches.job_id')
+          .select(['seq', 'rows'])
+          .where('bulk_import_jobs.platform_id', '=', caller.platformId)
+          .orderBy('seq')
+          .execute();
+        return batches.map((b) => [b.seq, (JSON.parse(b.rows) as [number, unknown][]).map(([n]) => n)]);
+      };
+      // The first two rows are a batch of their own, in the database before the upload goes on.
+      expect(await until('the first batch to be stored', async () => ((await stored()).length > 0 ? stored() : undefined))).toEqual([[0, [1, 2]]]);
+      upload.end('ee,,,,,,,,,,\n');
+      const staged = await staging;
+      expect(staged.unreadable).toBeUndefined();
+      expect(await stored()).toEqual([[0, [1, 2]], [1, [3]]]);
+      await t.services.bulkImports.discard(staged.importId);
     });
 
     it('answers 413 for a CSV past BULK_IMPORT_MAX_BYTES and keeps nothing of it', async () => {
