@@ -17,7 +17,7 @@ import {
   TERMS_ACCEPTANCE_METHODS,
   UMA_ADDRESS_PATTERN,
 } from '../domain/customers/customer-fields.js';
-import { PageQuerySchema } from './common.js';
+import { extension, PageQuerySchema } from './common.js';
 import { AddressSchema, CountryCodeSchema, EmailSchema, PastDateSchema, PhoneNumberSchema, text } from './fields.js';
 
 const enumOf = (values: readonly string[], description?: string) => Type.Enum([...values], description ? { description } : {});
@@ -144,6 +144,15 @@ export const CustomerSchema = Type.Object(
       Type.Object(
         { email: Type.Optional(enumOf(['PENDING', 'VERIFIED'])), phone: Type.Optional(enumOf(['PENDING', 'VERIFIED'])) },
         { description: 'Only for customers whose region requires contact verification (the European Economic Area): each channel PENDING until confirmed with its code, back to PENDING when its value changes' },
+      ),
+    ),
+    hostedKybAnswers: Type.Optional(
+      Type.Object(
+        { beneficialOwnerName: Type.String(), formationDocument: Type.String() },
+        {
+          ...extension('The property hostedKybAnswers'),
+          description: "BUSINESS customers: what the person gave on the hosted KYC page (POST /customers/{customerId}/kyc-link) when it asked (registrationNumber ending 001 or 003): a beneficial owner's or control person's full name and the formation document's file name",
+        },
       ),
     ),
     isDeleted: Type.Boolean({ description: 'True once deleted; a deleted customer stays readable' }),

@@ -25,6 +25,19 @@ export async function insertAccountIfAbsent(uow: UnitOfWork, row: InternalAccoun
   );
 }
 
+/** insertAccountIfAbsent for many rows, a statement per 1,000 (under SQLite's limit on bound parameters). */
+export async function insertAccountsIfAbsent(uow: UnitOfWork, rows: readonly InternalAccountRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 1000) {
+    const chunk = rows.slice(i, i + 1000).map((r) => ({ ...r, list_position: r.created_at }));
+    await uow.db
+      .insertInto('internal_accounts')
+      .values(chunk)
+      .onConflict((oc) => oc.columns(['customer_id', 'type', 'currency']).doNothing())
+      .execute();
+  }
+  for (const r of rows) uow.listAtCommit(r.platform_id, 'internal_accounts', r.id);
+}
+
 export async function findAccountOf(db: Executor, customerId: string, type: string, currency: string): Promise<InternalAccountRow | undefined> {
   return db
     .selectFrom('internal_accounts')

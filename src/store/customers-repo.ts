@@ -1,10 +1,10 @@
-// Written once per engine: lockCustomer.
+// Written once per engine: lockCustomer, activeHolders.
 import { sql } from 'kysely';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
-import type { Executor } from './store.js';
+import type { Executor, Queryable } from './store.js';
 import type { CustomerRow, CustomerType } from './tables/customers.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -40,6 +40,58 @@ export async function insertCustomer(uow: UnitOfWork, row: CustomerRow): Promise
   });
   if (inserted) return undefined;
   return (await activeClash(uow.db, row.platform_id, row.id, { platformCustomerId: row.platform_customer_id })) ?? 'umaAddress';
+}
+
+/** Rows per statement of the set-based writes: under both engines' limits on bound parameters (SQLite's 32,766). */
+const ROWS_PER_STATEMENT = 1000;
+
+/**
+ * insertCustomer for many rows, a statement per ROWS_PER_STATEMENT: a row whose platformCustomerId
+ * or UMA address an active customer holds (one written earlier in the same call included) is
+ * skipped by the unique indexes, as insertCustomer's is. Answers the ids inserted; each is put on
+ * the customers list when the unit of work commits.
+ */
+export async function insertCustomersIfFree(uow: UnitOfWork, rows: readonly CustomerRow[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => ({ ...r, list_position: r.created_at }));
+    const ids = await uow.db.insertInto('customers').values(chunk).onConflict((oc) => oc.doNothing()).returning('id').execute();
+    for (const { id } of ids) inserted.add(id);
+  }
+  for (const r of rows) if (inserted.has(r.id)) uow.listAtCommit(r.platform_id, 'customers', r.id);
+  return inserted;
+}
+
+/**
+ * Which of these platformCustomerIds and UMA addresses (lower case) active customers of the
+ * platform hold, in one statement: the uniqueness rules of insertCustomer, asked for a whole batch.
+ * Two lookups joined by UNION ALL, each on its own index (an OR of the two lists scans the
+ * platform's customers on SQLite); on PostgreSQL each list is one array parameter, so the
+ * statement's text, prepared once, is the same whatever the lists' lengths.
+ */
+export async function activeHolders(on: Queryable, platformId: string, values: { platformCustomerIds: readonly string[]; umaAddresses: readonly string[] }): Promise<{ platformCustomerIds: Set<string>; umaAddresses: Set<string> }> {
+  const held = { platformCustomerIds: new Set<string>(), umaAddresses: new Set<string>() };
+  const { platformCustomerIds: ids, umaAddresses: umas } = values;
+  if (ids.length === 0 && umas.length === 0) return held;
+  const postgres = on.engine === 'postgres';
+  const lookup = (column: 'platform_customer_id' | 'uma_address', list: readonly string[]) =>
+    on.db
+      .selectFrom('customers')
+      .select(['platform_customer_id', 'uma_address', sql<number>`legacy_duplicate`.as('legacy_duplicate')])
+      .where('platform_id', '=', platformId)
+      .where('is_deleted', '=', 0)
+      .where(postgres ? sql<boolean>`${sql.ref(column)} = any(${[...list]}::text[])` : sql<boolean>`${sql.ref(column)} in (${sql.join([...list])})`);
+  const byId = postgres || ids.length > 0 ? lookup('platform_customer_id', ids) : undefined;
+  const byUma = postgres || umas.length > 0 ? lookup('uma_address', umas) : undefined;
+  const rows = await (byId && byUma ? byId.unionAll(byUma) : (byId ?? byUma)!).execute();
+  const wantedIds = new Set(ids);
+  const wantedUmas = new Set(umas);
+  for (const r of rows) {
+    // A legacy duplicate (migration 008) holds no platformCustomerId: the unique index leaves it out.
+    if (Number(r.legacy_duplicate) === 0 && wantedIds.has(r.platform_customer_id)) held.platformCustomerIds.add(r.platform_customer_id);
+    if (wantedUmas.has(r.uma_address)) held.umaAddresses.add(r.uma_address);
+  }
+  return held;
 }
 
 /**

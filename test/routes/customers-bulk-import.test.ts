@@ -1,5 +1,8 @@
+import { sql } from 'kysely';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BULK_IMPORT_JOB } from '../../src/domain/customers/bulk-imports.js';
+import { ConflictError } from '../../src/domain/shared/errors.js';
 import { bulkImportHandler } from '../../src/jobs/bulk-import.js';
 import { startWorker } from '../../src/jobs/index.js';
 import type { Worker } from '../../src/jobs/worker.js';
@@ -7,6 +10,7 @@ import { drainJobs, queuedJobs } from '../helpers/card-jobs.js';
 import { multipartForm } from '../helpers/multipart.js';
 import { fieldErrors } from '../helpers/owners.js';
 import { describeEachEngine, type Caller, type TestApp } from '../helpers/test-app.js';
+import { until } from '../helpers/until.js';
 import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const HEADER = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,city,state,postalCode,country,email,businessLegalName,businessTaxId,businessIncorporatedOn';
@@ -175,6 +179,30 @@ describeEachEngine(
       await t.services.store.db.updateTable('jobs').set({ state: 'done' }).where('id', '=', queued!.id).execute();
     });
 
+    it('stages an upload as it arrives: a full batch is stored while the rest of the file is still to come', async () => {
+      const caller = await t.newCaller();
+      const upload = new PassThrough();
+      const staging = t.services.bulkImports.stage(caller.platformId, 'sandbox', upload);
+      upload.write(`${HEADER}\n,s-1,INDIVIDUAL,One,,,,,,,,,,\n,s-2,INDIVIDUAL,Two,,,,,,,,,,\n,s-3,INDIVIDUAL,Thr`);
+      const stored = async () => {
+        const batches = await t.services.store.db
+          .selectFrom('bulk_import_batches')
+          .innerJoin('bulk_import_jobs', 'bulk_import_jobs.id', 'bulk_import_batches.job_id')
+          .select(['seq', 'rows'])
+          .where('bulk_import_jobs.platform_id', '=', caller.platformId)
+          .orderBy('seq')
+          .execute();
+        return batches.map((b) => [b.seq, (JSON.parse(b.rows) as [number, unknown][]).map(([n]) => n)]);
+      };
+      // The first two rows are a batch of their own, in the database before the upload goes on.
+      expect(await until('the first batch to be stored', async () => ((await stored()).length > 0 ? stored() : undefined))).toEqual([[0, [1, 2]]]);
+      upload.end('ee,,,,,,,,,,\n');
+      const staged = await staging;
+      expect(staged.unreadable).toBeUndefined();
+      expect(await stored()).toEqual([[0, [1, 2]], [1, [3]]]);
+      await t.services.bulkImports.discard(staged.importId);
+    });
+
     it('answers 413 for a CSV past BULK_IMPORT_MAX_BYTES and keeps nothing of it', async () => {
       const caller = await t.newCaller();
       const res = await uploadCsv(caller, rows(200, 'big'));
@@ -217,4 +245,116 @@ describeEachEngine(
     });
   },
   { BULK_IMPORT_BATCH_ROWS: '2', BULK_IMPORT_MAX_BYTES: '4096' },
+);
+
+describeEachEngine(
+  'bulk customer import: uniqueness across a batch, between batches and against existing customers',
+  (t) => {
+    let receiver: WebhookReceiver;
+    let worker: Worker;
+    beforeAll(async () => {
+      receiver = await startWebhookReceiver();
+      worker = startWorker(t.services, t.app.log);
+    });
+    afterAll(async () => {
+      await worker?.stop();
+      await receiver?.stop();
+    });
+
+    it('refuses the later of two rows with one platformCustomerId or UMA address (in a batch or across batches) and rows clashing with active customers, while their neighbours are created with accounts, KYC and webhooks', async () => {
+      const caller = await t.newCaller();
+      await connectReceiver(caller, receiver);
+      const create = async (body: unknown) => {
+        const res = await caller.req('POST', '/customers', body);
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json<{ id: string }>().id;
+      };
+      await create({ customerType: 'INDIVIDUAL', platformCustomerId: 'held', umaAddress: '$held@uma.example.com' });
+      const gone = await create({ customerType: 'INDIVIDUAL', platformCustomerId: 'gone', umaAddress: '$gone@uma.example.com' });
+      expect((await caller.req('DELETE', `/customers/${gone}`)).statusCode).toBe(200);
+      // Batches of 5: rows 1 to 5, then 6 to 9.
+      const csv = [
+        'umaAddress,platformCustomerId,customerType,fullName,birthDate',
+        ',new-1,INDIVIDUAL,New One,',
+        ',held,INDIVIDUAL,Held Again,',
+        'HELD@uma.example.com,new-3,INDIVIDUAL,Uma Taken,',
+        'dup4@uma.example.com,new-1,INDIVIDUAL,Second New One,',
+        '$New5@uma.example.com,new-5,INDIVIDUAL,Pending Person 001,',
+        'new5@uma.example.com,new-6,INDIVIDUAL,Uma Of Row Five,',
+        ',new-7,INDIVIDUAL,Bad Date,1990-02-30',
+        'gone@uma.example.com,gone,INDIVIDUAL,Back Again 003,',
+        'dup4@uma.example.com,new-9,INDIVIDUAL,Refused Person 002,',
+      ].join('\n');
+      const jobId = await accepted(caller, csv);
+      await receiver.waitFor(() => receiver.verifiedUnique().some((d) => (d.payload?.data as { id?: string } | undefined)?.id === jobId), 20_000);
+      const job = await jobOf(caller, jobId);
+      expect([job.status, job.progress]).toEqual(['COMPLETED', { total: 9, processed: 9, successful: 4, failed: 5 }]);
+      expect(job.errors.map((e: any) => [e.details.row, e.correlationId, e.code, (e.details.errors ?? []).map((f: any) => f.field)])).toEqual([
+        [2, 'held', 'CONFLICT', ['platformCustomerId']],
+        [3, 'new-3', 'UMA_ADDRESS_EXISTS', ['umaAddress']],
+        [4, 'new-1', 'CONFLICT', ['platformCustomerId']],
+        [6, 'new-6', 'UMA_ADDRESS_EXISTS', ['umaAddress']],
+        [7, 'new-7', 'INVALID_INPUT', ['birthDate']],
+      ]);
+      // The first of two rows wins; a refused row holds nothing (row 9 takes row 4's UMA address); a deleted customer's values are free.
+      const created = new Map((await customersOf(caller)).data.filter((c) => c.platformCustomerId !== 'held').map((c) => [c.platformCustomerId as string, c]));
+      expect([...created.keys()].sort()).toEqual(['gone', 'new-1', 'new-5', 'new-9']);
+      expect(created.get('new-1')).toMatchObject({ fullName: 'New One', kycStatus: 'APPROVED' });
+      expect(created.get('new-5')).toMatchObject({ umaAddress: '$new5@uma.example.com', kycStatus: 'PENDING' });
+      expect(created.get('gone')).toMatchObject({ umaAddress: '$gone@uma.example.com', kycStatus: 'UNVERIFIED' });
+      expect(created.get('new-9')).toMatchObject({ umaAddress: '$dup4@uma.example.com', kycStatus: 'REJECTED' });
+      for (const [pcid, c] of created) {
+        const accounts = (await caller.req('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(c.id)}`)).json<{ data: any[] }>().data;
+        expect(accounts.map((a) => [a.balance.currency.code, a.type]), pcid).toEqual([['USD', 'INTERNAL_FIAT']]);
+      }
+      // The webhooks POST /customers sends: one per status that has one (003 leaves the customer UNVERIFIED, which has none).
+      const ids = new Set([...created.values()].map((c) => c.id as string));
+      const kycHooks = () =>
+        receiver
+          .verifiedUnique()
+          .filter((d) => String(d.payload!.type).startsWith('CUSTOMER.KYC_') && ids.has((d.payload!.data as { id: string }).id))
+          .map((d) => [(d.payload!.data as { platformCustomerId: string }).platformCustomerId, d.payload!.type])
+          .sort();
+      await receiver.waitFor(() => kycHooks().length >= 3);
+      expect(kycHooks()).toEqual([
+        ['new-1', 'CUSTOMER.KYC_APPROVED'],
+        ['new-5', 'CUSTOMER.KYC_PENDING'],
+        ['new-9', 'CUSTOMER.KYC_REJECTED'],
+      ]);
+      const stored = await t.services.store.db.selectFrom('webhook_events').select('type').where('platform_id', '=', caller.platformId).where('type', 'like', 'CUSTOMER.KYC_%').execute();
+      expect(stored).toHaveLength(5); // held's and gone's at their POST, and the three above
+    });
+
+    it('refuses a row whose platformCustomerId another writer takes while its batch is written, and creates its neighbours', async () => {
+      const caller = await t.newCaller();
+      const { store, customers } = t.services;
+      // The other writer holds 'raced' uncommitted: the batch's clash query cannot see it yet.
+      const other = await store.begin();
+      await customers.create(caller.platformId, 'sandbox', { customerType: 'INDIVIDUAL', platformCustomerId: 'raced' }, other);
+      const batch = store.transaction((uow) =>
+        customers.createMany(uow, caller.platformId, 'sandbox', [
+          { customerType: 'INDIVIDUAL', platformCustomerId: 'before', fullName: 'Before Raced' },
+          { customerType: 'INDIVIDUAL', platformCustomerId: 'raced', fullName: 'Raced Row' },
+          { customerType: 'INDIVIDUAL', platformCustomerId: 'after', fullName: 'After Raced' },
+        ]),
+      );
+      if (store.engine === 'postgres') {
+        // The batch's insert waits on the other writer's unique key (SQLite's one writer makes the whole batch wait instead).
+        await until('the batch to wait on the other writer', async () => {
+          const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'insert into "customers"%'`.execute(store.db);
+          return r.rows[0]!.n > 0 ? true : undefined;
+        });
+      }
+      await other.commit();
+      const [before, raced, after] = await batch;
+      expect(raced).toBeInstanceOf(ConflictError);
+      expect((raced as ConflictError).clash).toBe('platformCustomerId');
+      expect([before, after].map((c) => (c as { platformCustomerId?: string }).platformCustomerId)).toEqual(['before', 'after']);
+      const held = await store.db.selectFrom('customers').select(['platform_customer_id', 'data']).where('platform_id', '=', caller.platformId).orderBy('platform_customer_id').execute();
+      expect(held.map((r) => [r.platform_customer_id, JSON.parse(r.data).fullName])).toEqual([['after', 'After Raced'], ['before', 'Before Raced'], ['raced', undefined]]);
+      const accounts = await store.db.selectFrom('internal_accounts').select('customer_id').where('platform_id', '=', caller.platformId).execute();
+      expect(accounts).toHaveLength(3);
+    });
+  },
+  { BULK_IMPORT_BATCH_ROWS: '5' },
 );

@@ -16,7 +16,7 @@ describeEachEngine(
     const create = async (body: unknown, c: Caller = ctx.caller) => {
       const res = await c.req('POST', '/customers', body);
       expect(res.statusCode, res.body).toBe(201);
-      return res.json() as { id: string; kycStatus?: string; kybStatus?: string };
+      return res.json() as { id: string; kycStatus?: string; kybStatus?: string; businessInfo?: unknown };
     };
     const link = async (customerId: string, body?: unknown) => {
       const res = await ctx.caller.req('POST', `/customers/${customerId}/kyc-link`, body);
@@ -78,10 +78,11 @@ describeEachEngine(
       await ctx.receiver.waitFor(() => delivered(customer.id).includes('CUSTOMER.KYC_PENDING'));
     });
 
-    it("offers a business the outcomes of its registrationNumber suffix: 002 rejected, 003 reviewed with owner and document asked, others approved", async () => {
+    it("offers a business the outcomes of its registrationNumber suffix: 002 rejected, 001 and 003 reviewed with owner and document asked (and kept on the customer), others approved", async () => {
       const cases = [
         { suffix: '002', buttons: ['REJECTED'], asks: [], choose: { outcome: 'REJECTED' } as Record<string, string>, status: 'REJECTED' },
-        { suffix: '003', buttons: ['APPROVED', 'PENDING', 'REJECTED'], asks: ['beneficialOwnerName', 'formationDocument'], choose: { outcome: 'APPROVED', beneficialOwnerName: 'Jo Owner', formationDocument: 'articles.pdf' }, status: 'APPROVED' },
+        { suffix: '003', buttons: ['APPROVED', 'PENDING', 'REJECTED'], asks: ['beneficialOwnerName', 'formationDocument'], choose: { outcome: 'APPROVED', beneficialOwnerName: ' Jo Owner ', formationDocument: 'articles.pdf' }, status: 'APPROVED' },
+        { suffix: '001', buttons: ['APPROVED', 'PENDING', 'REJECTED'], asks: ['beneficialOwnerName', 'formationDocument'], choose: { outcome: 'PENDING', beneficialOwnerName: 'Ann Control', formationDocument: 'certificate.pdf' }, status: 'PENDING' },
         { suffix: '777', buttons: ['APPROVED'], asks: [], choose: { outcome: 'APPROVED' }, status: 'APPROVED' },
       ];
       for (const c of cases) {
@@ -92,9 +93,23 @@ describeEachEngine(
         expect(buttons(page), c.suffix).toEqual(c.buttons);
         expect(inputs(page), c.suffix).toEqual(c.asks);
         if (c.suffix === '002') expect((await submit(grant.kycUrl, { outcome: 'APPROVED' })).statusCode).toBe(400);
+        if (c.asks.length > 0) {
+          // An answer missing: a 400 naming it, and nothing kept.
+          const missing = await submit(grant.kycUrl, { outcome: c.choose.outcome!, beneficialOwnerName: 'Jo Owner' });
+          expect(missing.statusCode).toBe(400);
+          expect((expectErrorObject(missing, 'no document').details!.errors as { field: string }[]).map((e) => e.field)).toEqual(['formationDocument']);
+          expect((await ctx.caller.req('GET', `/customers/${customer.id}`)).json().hostedKybAnswers).toBeUndefined();
+        }
         expect((await submit(grant.kycUrl, c.choose)).statusCode).toBe(200);
-        expect((await ctx.caller.req('GET', `/customers/${customer.id}`)).json().kybStatus).toBe(c.status);
+        const after = (await ctx.caller.req('GET', `/customers/${customer.id}`)).json();
+        expect(after.kybStatus).toBe(c.status);
+        // The answers the page asked for are kept on the customer (trimmed), as an individual's name is; a page that asked nothing keeps nothing.
+        const kept = c.asks.length > 0 ? { beneficialOwnerName: c.choose.beneficialOwnerName!.trim(), formationDocument: c.choose.formationDocument } : undefined;
+        expect(after.hostedKybAnswers, c.suffix).toEqual(kept);
+        expect(after.businessInfo).toEqual(customer.businessInfo);
         await ctx.receiver.waitFor(() => delivered(customer.id).includes(`CUSTOMER.KYB_${c.status}`));
+        const hook = ctx.receiver.verifiedUnique().find((d) => (d.payload?.data as { id?: string } | undefined)?.id === customer.id && d.payload!.type === `CUSTOMER.KYB_${c.status}`)!;
+        expect((hook.payload!.data as { hostedKybAnswers?: unknown }).hostedKybAnswers, c.suffix).toEqual(kept);
       }
     });
 

@@ -1,5 +1,6 @@
 import * as repo from '../../store/accounts-repo.js';
 import type { Executor } from '../../store/store.js';
+import type { InternalAccountRow } from '../../store/tables/internal-accounts.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { findWebhookConfig } from '../../store/webhooks-repo.js';
 import { newId } from '../shared/ids.js';
@@ -22,20 +23,23 @@ export function accountCurrencies(customerCurrencies: readonly string[] | undefi
   return [...new Set([BASE_CURRENCY, ...(customerCurrencies ?? []).filter((c) => allowed.has(c))])];
 }
 
+/** The rows of the customer's accounts in these currencies, not yet written. */
+export function newAccountRows(platformId: string, customerId: string, currencies: readonly string[], now: number): InternalAccountRow[] {
+  return currencies.map((currency) => ({
+    id: newId('InternalAccount'),
+    platform_id: platformId,
+    customer_id: customerId,
+    type: accountTypeOf(currency),
+    status: 'ACTIVE',
+    currency,
+    available_balance: 0,
+    total_balance: 0,
+    created_at: now,
+    updated_at: now,
+  }));
+}
+
 /** Opens the customer's account in each currency it lacks one in, in the caller's unit of work; never closes one. */
 export async function openAccounts(uow: UnitOfWork, platformId: string, customerId: string, currencies: readonly string[], now: number): Promise<void> {
-  for (const currency of currencies) {
-    await repo.insertAccountIfAbsent(uow, {
-      id: newId('InternalAccount'),
-      platform_id: platformId,
-      customer_id: customerId,
-      type: accountTypeOf(currency),
-      status: 'ACTIVE',
-      currency,
-      available_balance: 0,
-      total_balance: 0,
-      created_at: now,
-      updated_at: now,
-    });
-  }
+  for (const row of newAccountRows(platformId, customerId, currencies, now)) await repo.insertAccountIfAbsent(uow, row);
 }

@@ -148,10 +148,12 @@ export class BulkImportService {
   }
 
   /**
-   * The worker's run of one batch, in its commit: each row checked like POST /customers and
-   * created through the same service (each in a savepoint, so a refused row leaves nothing), the
-   * progress advanced, the batch dropped, and the next batch's job enqueued, or the import
-   * finished with its webhook. A batch already imported (a resumed run) does nothing.
+   * The worker's run of one batch, in its commit: every row checked in memory like POST /customers
+   * (the same schema and rules), the good ones created together through the customer service's
+   * set-based create (the same uniqueness rules, KYC at creation and webhooks, one query for the
+   * clashes of the whole batch), the progress advanced, the batch dropped, and the next batch's job
+   * enqueued, or the import finished with its webhook. A batch already imported (a resumed run)
+   * does nothing.
    */
   async importBatch(uow: UnitOfWork, job: BulkImportJob): Promise<void> {
     const row = await repo.lockBulkImport(uow, job.importId);
@@ -159,12 +161,19 @@ export class BulkImportService {
     const seq = row.next_batch;
     const staged = JSON.parse((await repo.findBulkImportBatch(uow.db, row.id, seq)) ?? '[]') as StagedRow[];
     const errors: { row_number: number; body: string }[] = [];
-    let successful = 0;
+    const valid: { n: number; input: NewCustomer }[] = [];
     for (const [n, cells] of staged) {
-      const failure = await this.importRow(uow, row, n, cells);
-      if (failure) errors.push(failure);
+      const checked = this.checkRow(n, cells);
+      if ('input' in checked) valid.push({ n, input: checked.input });
+      else errors.push(checked);
+    }
+    const outcomes = await this.customers.createMany(uow, row.platform_id, row.environment as Environment, valid.map((v) => v.input));
+    let successful = 0;
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome instanceof DomainError) errors.push(refusal(valid[i]!.n, valid[i]!.input, outcome));
       else successful++;
     }
+    errors.sort((a, b) => a.row_number - b.row_number);
     await repo.insertBulkImportErrors(uow.db, row.id, errors);
     await repo.deleteBulkImportBatch(uow.db, row.id, seq);
     const now = await this.now(row.platform_id, uow);
@@ -186,7 +195,8 @@ export class BulkImportService {
     await finish(uow, next, next.successful === 0 ? 'FAILED' : 'COMPLETED', now);
   }
 
-  private async importRow(uow: UnitOfWork, job: BulkImportJobRow, n: number, cells: Record<string, string> | null): Promise<{ row_number: number; body: string } | undefined> {
+  /** A row as the POST /customers request it stands for, or its error entry when the schema or the rules refuse it. */
+  private checkRow(n: number, cells: Record<string, string> | null): { input: NewCustomer } | { row_number: number; body: string } {
     if (cells === null) return entry(n, undefined, 'INVALID_CSV_FORMAT', `Row ${n} does not have one cell per header column`);
     const { input, unknown } = customerOfRow(cells);
     const seen = new Set<string>();
@@ -194,23 +204,22 @@ export class BulkImportService {
       .map((e) => ({ ...e, field: columnOf(e.field) }))
       .filter((e) => !seen.has(e.field) && seen.add(e.field));
     if (fieldErrors.length > 0) return entry(n, input.platformCustomerId, 'INVALID_INPUT', `Row ${n}: ${fieldErrors.map((e) => e.field).join(', ')} invalid`, { errors: fieldErrors });
-    try {
-      await uow.savepoint((sp) => this.customers.create(job.platform_id, job.environment as Environment, input, sp));
-      return undefined;
-    } catch (err) {
-      if (err instanceof ConflictError) {
-        return entry(n, input.platformCustomerId, err.clash === 'umaAddress' ? 'UMA_ADDRESS_EXISTS' : 'CONFLICT', err.message, { errors: [{ field: err.clash, message: err.message }] });
-      }
-      if (err instanceof ValidationError) return entry(n, input.platformCustomerId, 'INVALID_INPUT', err.message, { errors: err.errors.map((e) => ({ ...e, field: columnOf(e.field) })) });
-      if (err instanceof DomainError) return entry(n, input.platformCustomerId, 'INVALID_INPUT', err.message);
-      throw err;
-    }
+    return { input };
   }
 
   private async enqueueBatch(uow: UnitOfWork, importId: string, now: number): Promise<void> {
     const payload: BulkImportJob = { importId };
     await enqueueJob(uow, { id: newId('Job'), kind: BULK_IMPORT_JOB, payload, queueKey: importId }, now);
   }
+}
+
+/** The error entry of a row the customer service refused, as POST /customers would have answered it. */
+function refusal(n: number, input: NewCustomer, err: DomainError): { row_number: number; body: string } {
+  if (err instanceof ConflictError) {
+    return entry(n, input.platformCustomerId, err.clash === 'umaAddress' ? 'UMA_ADDRESS_EXISTS' : 'CONFLICT', err.message, { errors: [{ field: err.clash, message: err.message }] });
+  }
+  if (err instanceof ValidationError) return entry(n, input.platformCustomerId, 'INVALID_INPUT', err.message, { errors: err.errors.map((e) => ({ ...e, field: columnOf(e.field) })) });
+  return entry(n, input.platformCustomerId, 'INVALID_INPUT', err.message);
 }
 
 /** Ends the import and records BULK_UPLOAD.COMPLETED or BULK_UPLOAD.FAILED with it as it ends. */

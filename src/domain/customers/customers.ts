@@ -5,10 +5,12 @@ import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { findWebhookConfig } from '../../store/webhooks-repo.js';
 import type { Address } from './beneficial-owners.js';
 import { INDIVIDUAL_ONLY_FIELDS } from './customer-fields.js';
-import { ConflictError, DeletedError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
+import { ConflictError, DeletedError, type DomainError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { accountCurrencies, openAccounts, supportedCurrencyCodes } from '../accounts/account-currencies.js';
-import { kycStatusAtCreation, recordKycWebhook } from './kyc.js';
+import { accountCurrencies, newAccountRows, openAccounts, supportedCurrencyCodes } from '../accounts/account-currencies.js';
+import { insertAccountsIfAbsent } from '../../store/accounts-repo.js';
+import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/webhook-events.js';
+import { kycStatusAtCreation, kycWebhookType, recordKycWebhook } from './kyc.js';
 import { contactVerificationAtCreation, contactVerificationAfterChange } from './contact-verification.js';
 import { renderCustomer, type Customer } from './render.js';
 import type { Cursors, Page } from '../shared/pagination.js';
@@ -169,6 +171,57 @@ export class CustomerService {
       await recordKycWebhook(uow, row, row.created_at);
     }, within);
     return renderCustomer(row);
+  }
+
+  /**
+   * create for many inputs in the caller's unit of work (a bulk import's batch), set-based: one
+   * read of the platform's settings, one query for the platformCustomerIds and UMA addresses
+   * already held, then a statement per table (customers, accounts, webhook events). Answers per
+   * input, in order, the customer or the error create would have thrown: an input clashing with an
+   * active customer, or with an earlier input of the same call, is refused as it would be if they
+   * were created one after another; one whose value another writer took since that query (the
+   * unique indexes skip it) is refused as create refuses it. No savepoint: a refusal writes nothing.
+   */
+  async createMany(uow: UnitOfWork, platformId: string, environment: Environment, inputs: readonly NewCustomer[]): Promise<(Customer | DomainError)[]> {
+    if (inputs.length === 0) return [];
+    const umaDomain = inputs.some((input) => input.umaAddress === undefined) ? ((await findWebhookConfig(uow.db, platformId))?.uma_domain ?? undefined) : undefined;
+    const supported = inputs.some((input) => input.currencies?.length) ? await supportedCurrencyCodes(uow.db, platformId) : [];
+    const now = await this.clock.now(platformId, uow);
+    const rows = inputs.map((input) => newCustomerRow(platformId, input, now, umaDomain, kycStatusAtCreation(environment, input.customerType, input.fullName)));
+    const held = await repo.activeHolders(uow, platformId, {
+      platformCustomerIds: [...new Set(inputs.flatMap((input) => (input.platformCustomerId === undefined ? [] : [input.platformCustomerId])))],
+      umaAddresses: [...new Set(rows.filter((_, i) => inputs[i]!.umaAddress !== undefined).map((r) => r.uma_address))],
+    });
+    const outcomes: (Customer | DomainError)[] = new Array(inputs.length);
+    const free: number[] = [];
+    for (const [i, row] of rows.entries()) {
+      const clash: repo.CustomerClash | undefined = held.platformCustomerIds.has(row.platform_customer_id) ? 'platformCustomerId' : held.umaAddresses.has(row.uma_address) ? 'umaAddress' : undefined;
+      if (clash) {
+        outcomes[i] = new ConflictError(clash, clashMessage(clash));
+        continue;
+      }
+      // Held from here on: a later input with either value clashes with this one.
+      held.platformCustomerIds.add(row.platform_customer_id);
+      held.umaAddresses.add(row.uma_address);
+      free.push(i);
+    }
+    const inserted = await repo.insertCustomersIfFree(uow, free.map((i) => rows[i]!));
+    const created = free.filter((i) => inserted.has(rows[i]!.id));
+    await insertAccountsIfAbsent(uow, created.flatMap((i) => newAccountRows(platformId, rows[i]!.id, accountCurrencies(inputs[i]!.currencies, supported), now)));
+    const events: WebhookEventInput[] = [];
+    for (const i of created) {
+      const customer = renderCustomer(rows[i]!);
+      outcomes[i] = customer;
+      const type = kycWebhookType(rows[i]!, rows[i]!.kyc_status);
+      if (type) events.push({ platformId, type, fields: { data: customer } });
+    }
+    for (let e = 0; e < events.length; e += 1000) await recordWebhookEvents(uow, events.slice(e, e + 1000), now);
+    // Taken since the read above (another writer committed first): named as create names it.
+    for (const i of free.filter((i) => !inserted.has(rows[i]!.id))) {
+      const clash = (await repo.activeClash(uow.db, platformId, rows[i]!.id, { platformCustomerId: rows[i]!.platform_customer_id })) ?? 'umaAddress';
+      outcomes[i] = new ConflictError(clash, clashMessage(clash));
+    }
+    return outcomes;
   }
 
   /** A deleted customer stays readable, with isDeleted true. */

@@ -2,6 +2,9 @@ import type { CustomerRow } from '../../store/tables/customers.js';
 import type { KycStatus } from './beneficial-owners.js';
 import { magicSuffix } from './kyc.js';
 
+/** The customer field a business's answers on the hosted page are kept in (this service's extension). */
+export const HOSTED_KYB_ANSWERS = 'hostedKybAnswers';
+
 /** A button of the hosted page: the status it gives the customer. */
 export interface HostedOutcome {
   status: KycStatus;

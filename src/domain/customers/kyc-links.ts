@@ -9,7 +9,7 @@ import type { Environment } from '../platform/tokens.js';
 import { DeletedError, InvalidStateError, NotFoundError, NotImplementedError, ValidationError, type FieldError } from '../shared/errors.js';
 import { signedToken, verifiedTokenId } from '../shared/signed-tokens.js';
 import { unverifiedContactChannels } from './contact-verification.js';
-import { hostedFlow, type HostedFlow } from './hosted-kyc-outcomes.js';
+import { HOSTED_KYB_ANSWERS, hostedFlow, type HostedFlow } from './hosted-kyc-outcomes.js';
 import { changeKycStatus } from './kyc.js';
 
 export const DEFAULT_KYC_LINK_TTL_MS = 24 * 60 * 60_000;
@@ -103,15 +103,22 @@ export class KycLinks {
         if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_ANSWER) errors.push({ field: ask.name, message: `is required (1 to ${MAX_ANSWER} characters)` });
       }
       if (errors.length > 0) throw new ValidationError(errors);
-      if (flow.asks.some((a) => a.name === 'fullName')) row = await this.keepFullName(uow, row, (answers.fullName as string).trim(), now);
+      if (flow.asks.length > 0) row = await this.keepAnswers(uow, row, Object.fromEntries(flow.asks.map((a) => [a.name, (answers[a.name] as string).trim()])), now);
       await changeKycStatus(uow, row, chosen!.status, now);
       return { customerId: row.id, status: chosen!.status, redirectUri: link.redirect_uri };
     });
   }
 
-  /** The name the person gave on the page becomes the customer's, as a PATCH would set it. */
-  private async keepFullName(uow: UnitOfWork, row: CustomerRow, fullName: string, now: number): Promise<CustomerRow> {
-    const next = { data: JSON.stringify({ ...JSON.parse(row.data), fullName }), uma_address: row.uma_address, region: row.region, currency_list: row.currency_list, updated_at: now };
+  /**
+   * What the person gave on the page is kept on the customer: an individual's name becomes its
+   * fullName, as a PATCH would set it; a business's answers its hostedKybAnswers.
+   */
+  private async keepAnswers(uow: UnitOfWork, row: CustomerRow, answers: Record<string, string>, now: number): Promise<CustomerRow> {
+    const { fullName, ...business } = answers;
+    const data = JSON.parse(row.data) as Record<string, unknown>;
+    if (fullName !== undefined) data.fullName = fullName;
+    if (Object.keys(business).length > 0) data[HOSTED_KYB_ANSWERS] = business;
+    const next = { data: JSON.stringify(data), uma_address: row.uma_address, region: row.region, currency_list: row.currency_list, updated_at: now };
     await repo.updateCustomer(uow.db, row.platform_id, row.id, next);
     return { ...row, ...next };
   }
