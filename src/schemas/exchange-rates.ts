@@ -28,7 +28,9 @@ export const ExchangeRateListSchema = Type.Object({ data: Type.Array(ExchangeRat
 export const ExchangeRatesQuery = Type.Object(
   {
     sourceCurrency: Type.Optional(code('Only corridors from this currency')),
-    destinationCurrency: Type.Optional(Type.Array(code('A destination currency'), { maxItems: 50, description: 'Only corridors to these fiat currencies; repeat the parameter for several' })),
+    destinationCurrency: Type.Optional(
+      Type.Union([code('A destination currency'), Type.Array(code('A destination currency'), { maxItems: 50 })], { description: 'Only corridors to these fiat currencies; repeat the parameter for several' }),
+    ),
     sendingAmount: Type.Optional(Type.Integer({ minimum: 0, maximum: 9_000_000_000_000_000, default: 10000, description: 'Minor units of the source currency to price' })),
   },
   { additionalProperties: false },
