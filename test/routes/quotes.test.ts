@@ -1,4 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
+import { entriesOf } from '../../src/store/accounts-repo.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { eurAccount, ibanEndingIn, usdAccount } from '../helpers/external-accounts.js';
 import { injectCall, usdAccountOf } from '../helpers/fixtures.js';
@@ -169,6 +170,24 @@ describeEachEngine('exchange rates, quotes and receiver lookups', (t) => {
     await caller.req('POST', '/sandbox/clock/advance', { seconds: 1 });
     const expired = (await caller.req('GET', `/quotes/${q.id}`)).json();
     expect(expired).toEqual({ ...q, status: 'EXPIRED' });
+  });
+
+  it('a quote moves no money: the funded source keeps its balance, equal to the sum of its ledger entries', async () => {
+    const funded = await caller.req('POST', `/sandbox/internal-accounts/${usdAccountId}/fund`, { amount: 50_000 });
+    expect(funded.statusCode, funded.body).toBe(200);
+    const before = (await caller.req('GET', `/customers/internal-accounts?customerId=${customerId}&currency=USD`)).json().data[0];
+    expect((await quote(accountToEur('SENDING', 20_000))).statusCode).toBe(201);
+    const after = (await caller.req('GET', `/customers/internal-accounts?customerId=${customerId}&currency=USD`)).json().data[0];
+    expect(after.balance).toEqual(before.balance);
+    const entries = await entriesOf(t.services.store.db, usdAccountId);
+    expect(entries.reduce((sum, e) => sum + Number(e.amount), 0)).toBe(after.balance.amount);
+  });
+
+  it('refuses a sandbox rate within one currency, and a sending amount too large to convert exactly', async () => {
+    const same = expectErrorObject(await caller.req('PUT', '/sandbox/exchange-rates/USD/USD', { exchangeRate: '2' }), 'same currency');
+    expect((same.details!.errors as any[]).map((e) => e.field)).toEqual(['destinationCurrency']);
+    const huge = expectErrorObject(await caller.req('GET', '/exchange-rates?sourceCurrency=BTC&destinationCurrency=IDR&sendingAmount=9000000000000000'), 'huge');
+    expect(huge.code).toBe('AMOUNT_OUT_OF_RANGE');
   });
 
   it('the same Idempotency-Key answers the first quote again; another platform cannot read it', async () => {

@@ -50,3 +50,6 @@ export function convert(side: LockedSide, amount: bigint, rate: ExactRate, sendi
   const fees = feeOn(converted, fee);
   return { totalSending: converted + fees, converted, totalReceiving: amount, fees };
 }
+
+/** Whether every amount of a conversion is exact as a JSON number (at most 2^53 - 1): larger ones are refused, not rounded. */
+export const withinSafeIntegers = (c: Conversion): boolean => [c.totalSending, c.totalReceiving, c.fees].every((v) => v <= BigInt(Number.MAX_SAFE_INTEGER));

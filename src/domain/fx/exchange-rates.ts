@@ -5,7 +5,7 @@ import type { PlatformClock } from '../platform/platform-clock.js';
 import type { CurrencyConfig, FeeConfig } from '../platform/platform-config-fields.js';
 import { currencyOf, type Currency } from '../shared/currencies.js';
 import { PaymentRefusedError, ValidationError, type FieldError } from '../shared/errors.js';
-import { convert, type SendingFee } from './conversion.js';
+import { convert, withinSafeIntegers, type SendingFee } from './conversion.js';
 import { invert, isDecimalRate, parseDecimal, toDecimalString, type ExactRate } from './exact-rate.js';
 import { CRYPTO_CURRENCIES, isRated, railOf, RATED_CURRENCIES, sendingLimits, tableRate } from './rate-table.js';
 
@@ -97,6 +97,7 @@ export class ExchangeRateService {
         const rate = override ? invert(parseDecimal(override.exchange_rate)) : tableRate(from, to);
         const destination = currencyOf(to);
         const conversion = convert('SENDING', BigInt(sendingAmount), rate, source.decimals, destination.decimals, fee);
+        if (conversion && !withinSafeIntegers(conversion)) throw new PaymentRefusedError('AMOUNT_OUT_OF_RANGE', `sendingAmount converts to more ${to} minor units than an amount can hold`, [{ field: 'sendingAmount', message: 'is too large to convert exactly' }]);
         data.push({
           sourceCurrency: source,
           sendingAmount,
@@ -120,6 +121,7 @@ export class ExchangeRateService {
     if (!isRated(from)) errors.push({ field: 'sourceCurrency', message: 'has no sandbox exchange rate' });
     if (!isRated(to)) errors.push({ field: 'destinationCurrency', message: 'has no sandbox exchange rate' });
     if (errors.length > 0) throw new PaymentRefusedError('INVALID_CURRENCY', errors.length === 1 ? `Invalid ${errors[0]!.field}: ${errors[0]!.message}` : 'Both currencies lack a sandbox exchange rate', errors);
+    if (from === to) throw new ValidationError([{ field: 'destinationCurrency', message: 'must differ from sourceCurrency: within one currency the rate is 1' }]);
     if (!isDecimalRate(exchangeRate)) throw new ValidationError([{ field: 'exchangeRate', message: 'must be a decimal greater than 0 with at most 12 digits each side of the point' }]);
     const now = await this.clock.now(platformId);
     await upsertRateOverride(this.store.db, { platform_id: platformId, source_currency: from, destination_currency: to, exchange_rate: exchangeRate, updated_at: now });

@@ -7,7 +7,7 @@ import type { Executor, Store } from '../../store/store.js';
 import type { QuoteRow } from '../../store/tables/quotes.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { fundingInstructionsOf } from '../accounts/funding-instructions.js';
-import { convert, type LockedSide } from '../fx/conversion.js';
+import { convert, withinSafeIntegers, type LockedSide } from '../fx/conversion.js';
 import type { ExchangeRateService } from '../fx/exchange-rates.js';
 import { isRated } from '../fx/rate-table.js';
 import type { PlatformClock } from '../platform/platform-clock.js';
@@ -85,7 +85,7 @@ export class QuoteService {
       const to = currencyOf(receiving.currency);
       const conversion = convert(input.lockedCurrencySide, BigInt(input.lockedCurrencyAmount), rate, from.decimals, to.decimals, fee);
       const limits = await this.rates.limits(uow.db, platformId, sending.currency);
-      if (conversion === undefined || conversion.converted < BigInt(limits.min) || conversion.converted > BigInt(limits.max)) {
+      if (conversion === undefined || !withinSafeIntegers(conversion) || conversion.converted < BigInt(limits.min) || conversion.converted > BigInt(limits.max)) {
         throw new PaymentRefusedError('AMOUNT_OUT_OF_RANGE', `The amount converted must be ${limits.min} to ${limits.max} minor units of ${sending.currency} (after fees)`, [
           { field: 'lockedCurrencyAmount', message: `converts ${conversion?.converted ?? 0} ${sending.currency} minor units; the corridor takes ${limits.min} to ${limits.max}` },
         ]);
