@@ -1,5 +1,6 @@
 import { errorResponses } from '../schemas/common.js';
 import { EstimateWithdrawalFeeBody, WithdrawalFeeEstimateSchema } from '../schemas/crypto.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
 import type { RouteModule } from './types.js';
 
 export const cryptoRoutes: RouteModule = (app, { withdrawalFees }) => {
@@ -17,6 +18,6 @@ export const cryptoRoutes: RouteModule = (app, { withdrawalFees }) => {
         response: { 200: WithdrawalFeeEstimateSchema, ...errorResponses(400, 404, 415) },
       },
     },
-    async (request) => withdrawalFees.estimate(request.principal.platformId, request.body),
+    async (request) => withdrawalFees.estimate(request.principal.platformId, request.body, requestUnitOfWork(request)),
   );
 };

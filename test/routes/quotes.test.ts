@@ -199,6 +199,8 @@ describeEachEngine('exchange rates, quotes and receiver lookups', (t) => {
     expect(again.json()).toEqual(first.json());
     const other = await t.newCaller();
     expect(expectErrorObject(await other.req('GET', `/quotes/${first.json().id}`), 'foreign').code).toBe('QUOTE_NOT_FOUND');
+    const production = await t.newCaller('production', caller);
+    expect(expectErrorObject(await production.req('GET', `/quotes/${first.json().id}`), 'production scope').code).toBe('QUOTE_NOT_FOUND');
     expect(expectErrorObject(await quote(accountToEur('SENDING', 20_000), other), 'foreign accounts').code).toBe('INVALID_INPUT');
   });
 

@@ -1,5 +1,6 @@
 import { findAccount } from '../../store/accounts-repo.js';
 import type { Store } from '../../store/store.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 
 /** Per network: the asset its fee is paid in, the sandbox's network fee in that asset's minor units, and that fee in the withdrawn currency's minor units. */
@@ -37,8 +38,9 @@ export interface WithdrawalFeeInput {
 export class WithdrawalFees {
   constructor(private readonly store: Store) {}
 
-  async estimate(platformId: string, input: WithdrawalFeeInput): Promise<WithdrawalFeeEstimate> {
-    const account = await findAccount(this.store.db, platformId, input.internalAccountId);
+  /** `within`: the request's unit of work under an Idempotency-Key, so the read shares its connection. */
+  async estimate(platformId: string, input: WithdrawalFeeInput, within?: UnitOfWork): Promise<WithdrawalFeeEstimate> {
+    const account = await findAccount((within ?? this.store).db, platformId, input.internalAccountId);
     if (!account) throw new NotFoundError('InternalAccount', input.internalAccountId);
     const errors: FieldError[] = [];
     if (account.currency !== input.currency) errors.push({ field: 'currency', constraint: { enum: [account.currency] }, message: `must be the account's currency, ${account.currency}` });
