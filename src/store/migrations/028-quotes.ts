@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationFactory } from '../migrator.js';
 
 /** Cross-currency quotes, the sandbox exchange rates a platform set, and UMA invitations. */
-export const m027Quotes: MigrationFactory = () => ({
+export const m028Quotes: MigrationFactory = () => ({
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('exchange_rate_overrides')
