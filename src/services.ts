@@ -34,6 +34,11 @@ import { signedHeaders } from './jobs/webhook-signature.js';
 import { RequestLog } from './domain/request-logs/request-log.js';
 import { WebhookTargetPolicy } from './domain/webhooks/webhook-targets.js';
 import { noWebhookSender, type SendWebhook } from './domain/webhooks/webhook-sending.js';
+import { ExchangeRateService } from './domain/fx/exchange-rates.js';
+import { QuoteService } from './domain/quotes/quotes.js';
+import { ReceiverLookups } from './domain/uma/receivers.js';
+import { InvitationService } from './domain/uma/invitations.js';
+import { WithdrawalFees } from './domain/crypto/withdrawal-fees.js';
 
 /** Every domain service, built once per process over one store. */
 export interface Services {
@@ -77,6 +82,13 @@ export interface Services {
   idempotencyKeys: IdempotencyKeys;
   /** Signs the console's session cookies; derived from the stored cursor key, so every process shares it. */
   consoleSessionKey: Buffer;
+  /** The sandbox's exchange rates and the rates a platform set (GET /exchange-rates). */
+  exchangeRates: ExchangeRateService;
+  quotes: QuoteService;
+  /** GET /receiver/uma/{address} and /receiver/external-account/{id}. */
+  receiverLookups: ReceiverLookups;
+  invitations: InvitationService;
+  withdrawalFees: WithdrawalFees;
   /** Outbound webhook HTTP, given by the process (jobs/webhook-sender.ts); shared by the worker and the test route. */
   sendWebhook: SendWebhook;
 }
@@ -98,6 +110,7 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
   wakeups?.listen(CLOCK_CHANNEL, () => clock.forget());
   const customers = new CustomerService(store, cursors, clock);
   const documents = new DocumentService(store, clock, cursors);
+  const exchangeRates = new ExchangeRateService(store, clock);
   return {
     config,
     store,
@@ -129,6 +142,11 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     idempotencyKeys: new IdempotencyKeys(store),
     consoleSessionKey: Buffer.from(hkdfSync('sha256', keys.cursorKey, '', 'console-session', 32)),
     sendWebhook,
+    exchangeRates,
+    quotes: new QuoteService(store, clock, exchangeRates),
+    receiverLookups: new ReceiverLookups(store, exchangeRates),
+    invitations: new InvitationService(store, clock),
+    withdrawalFees: new WithdrawalFees(store),
   };
 }
 

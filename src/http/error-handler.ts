@@ -14,6 +14,7 @@ import {
   InvalidStateError,
   KycNotApprovedError,
   NotFoundError,
+  PaymentRefusedError,
   type NotFoundResource,
   NotImplementedError,
   RevokedCredentialsError,
@@ -86,6 +87,9 @@ const NOT_FOUND_CODES: Record<NotFoundResource, CodeOf<404>> = {
   ExternalAccount: 'REFERENCE_NOT_FOUND',
   Document: 'REFERENCE_NOT_FOUND',
   BulkImportJob: 'BULK_UPLOAD_JOB_NOT_FOUND',
+  Quote: 'QUOTE_NOT_FOUND',
+  Invitation: 'INVITATION_NOT_FOUND',
+  UmaAddress: 'UMA_NOT_FOUND',
 };
 
 /** The client went away while its request was being read (the body stream was aborted or reset). */
@@ -148,6 +152,7 @@ function fromDomain(err: DomainError): ApiError {
   if (err instanceof WebhookEndpointNotSetError) return new ApiError('WEBHOOK_ENDPOINT_NOT_SET', err.message);
   if (err instanceof WebhookDeliveryError) return new ApiError('WEBHOOK_DELIVERY_ERROR', err.message, err.details);
   if (err instanceof NotImplementedError) return new ApiError('NOT_IMPLEMENTED', err.message);
+  if (err instanceof PaymentRefusedError) return new ApiError(err.code, err.message, err.errors.length > 0 ? { errors: err.errors } : undefined);
   if (err instanceof RevokedCredentialsError) return unauthorized();
   return new ApiError('INTERNAL_ERROR', err.message);
 }

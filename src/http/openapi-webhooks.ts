@@ -1,6 +1,7 @@
 import type { TSchema } from 'typebox';
 import {
   BulkUploadWebhookSchema,
+  InvitationClaimedWebhookSchema,
   CardFundingSourceChangeWebhookSchema,
   CardStateChangeWebhookSchema,
   CardTransactionWebhookSchema,
@@ -103,6 +104,12 @@ export const WEBHOOKS = {
     'Bulk customer import ended',
     'BULK_UPLOAD.COMPLETED (some or all rows imported; the others in errors) or BULK_UPLOAD.FAILED (no row imported, or the CSV could not be read), in the commit that ends the import, with the job then. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     BulkUploadWebhookSchema,
+  ),
+  'invitation-claimed': delivery(
+    'invitationClaimedWebhook',
+    'Invitation claimed',
+    'INVITATION.CLAIMED: POST /invitations/{invitationCode}/claim claimed a PENDING invitation; in the same transaction as the claim, with the invitation after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    InvitationClaimedWebhookSchema,
   ),
   'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
 };

@@ -19,15 +19,22 @@ import { sandboxWebhookRoutes } from './sandbox-webhooks.js';
 import { verificationRoutes } from './verifications.js';
 import { webhookEventRoutes } from './webhook-events.js';
 import { requestLogRoutes } from './request-logs.js';
+import { exchangeRateRoutes, sandboxExchangeRateRoutes } from './exchange-rates.js';
+import { quoteRoutes } from './quotes.js';
+import { receiverRoutes } from './receivers.js';
+import { invitationRoutes } from './invitations.js';
+import { directoryRoutes } from './directory.js';
+import { cryptoRoutes } from './crypto.js';
 
 /** Every resource of the versioned API, registered in this order. */
 export const routeModules: RouteModule[] = [
   tokenRoutes, endUserTermsRoutes, customerBulkRoutes, customerRoutes, beneficialOwnerRoutes, documentRoutes, cardRoutes, transactionRoutes, configRoutes,
   webhookEventRoutes, internalAccountRoutes, verificationRoutes, contactVerificationRoutes, kycLinkRoutes, requestLogRoutes, externalAccountRoutes,
+  exchangeRateRoutes, quoteRoutes, receiverRoutes, invitationRoutes, directoryRoutes, cryptoRoutes,
 ];
 
 /**
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,
  * and documented, only when the server is not started with SERVICE_ENV=production.
  */
-export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes, sandboxInternalAccountRoutes, sandboxCustomerRoutes, sandboxClockRoutes];
+export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes, sandboxInternalAccountRoutes, sandboxCustomerRoutes, sandboxClockRoutes, sandboxExchangeRateRoutes];

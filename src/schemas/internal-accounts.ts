@@ -10,7 +10,7 @@ export const InternalAccountTypeSchema = Type.Enum([...INTERNAL_ACCOUNT_TYPES], 
   description: 'INTERNAL_FIAT for a fiat currency, INTERNAL_CRYPTO for BTC, USDC and USDT; EMBEDDED_WALLET is never opened here',
 });
 
-const PaymentInstructionsSchema = Type.Object(
+export const PaymentInstructionsSchema = Type.Object(
   {
     instructionsNotes: Type.Optional(Type.String()),
     isPlatformAccount: Type.Boolean({ description: "True on the platform's own accounts" }),

@@ -13,6 +13,8 @@ import { BulkImportJobSchema } from './customers-bulk.js';
 import { InternalAccountSchema } from './internal-accounts.js';
 import { CardTransactionSchema } from './transactions.js';
 import { VerificationSchema } from './verifications.js';
+import { INVITATION_CLAIMED_EVENT } from '../domain/uma/invitations.js';
+import { UmaInvitationSchema } from './invitations.js';
 
 /** The envelope every delivered event shares: `{id, type, timestamp, data}`. */
 function envelope(type: TSchema, data: TSchema, extra: Record<string, TSchema> = {}, description = '') {
@@ -104,4 +106,11 @@ export const BulkUploadWebhookSchema = envelope(
   BulkImportJobSchema,
   {},
   'A bulk customer import ended; data is the import job as GET /customers/bulk/jobs/{jobId} answers it then',
+);
+
+export const InvitationClaimedWebhookSchema = envelope(
+  Type.Literal(INVITATION_CLAIMED_EVENT),
+  UmaInvitationSchema,
+  {},
+  'An UMA invitation of the platform was claimed; data is the invitation after the claim',
 );

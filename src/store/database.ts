@@ -11,6 +11,7 @@ import type { IdempotencyKeyTables } from './tables/idempotency-keys.js';
 import type { InternalAccountTables } from './tables/internal-accounts.js';
 import type { JobTables } from './tables/jobs.js';
 import type { VerificationTables } from './tables/verifications.js';
+import type { QuoteTables } from './tables/quotes.js';
 import type { RequestLogTables } from './tables/request-logs.js';
 import type { WebhookEventRow, WebhookEventTables } from './tables/webhook-events.js';
 import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhooks.js';
@@ -18,6 +19,7 @@ import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhoo
 /** Every table the service knows, as Kysely sees it; each table group declares its own file. */
 export interface Database
   extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables,
-    InternalAccountTables, VerificationTables, RequestLogTables, ExternalAccountTables, DocumentTables, BulkImportTables, OnboardingLinkTables {
+    InternalAccountTables, VerificationTables, RequestLogTables, ExternalAccountTables, DocumentTables, BulkImportTables, OnboardingLinkTables,
+    QuoteTables {
   webhook_events: WebhookEventRow & WebhookEventDeliveryColumns;
 }

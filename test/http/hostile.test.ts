@@ -478,6 +478,7 @@ function templatesFor(
     customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string;
     revealPage: string; verification: string; pending: string; externalAccount: string; wallet: string; platformExternalAccount: string;
     document: string; deletableDocument: string; importJob: string; contact: string; kycPage: string;
+    quote: string; invitation: string; inviterUma: string; btcAccount: string;
   },
   body: { customer: unknown; owner: unknown },
 ): Record<string, Template> {
@@ -491,6 +492,20 @@ function templatesFor(
   const sim = (kind: string, b: unknown): Template => ({ method: 'POST', path: `${BASE}/sandbox/cards/:id/simulate/${kind}`, id: ids.card, body: b });
   const external = (family: 'customers' | 'platform', method: string, suffix: string, id: string, b?: unknown): Template => ({ method, path: `${BASE}/${family}/external-accounts/:id${suffix}`, id, ...(b === undefined ? {} : { body: b }) });
   return {
+    'GET /exchange-rates': { method: 'GET', path: `${BASE}/exchange-rates`, query: { sourceCurrency: 'USD', destinationCurrency: 'EUR', sendingAmount: '10000' } },
+    'PUT /sandbox/exchange-rates/:sourceCurrency/:destinationCurrency': { method: 'PUT', path: `${BASE}/sandbox/exchange-rates/USD/:id`, id: 'MXN', body: { exchangeRate: '0.05' } },
+    'POST /quotes': { method: 'POST', path: `${BASE}/quotes`, body: { source: { sourceType: 'ACCOUNT', accountId: ids.account }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money', currency: 'EUR' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5000 } },
+    'GET /quotes/:quoteId': { method: 'GET', path: `${BASE}/quotes/:id`, id: ids.quote },
+    'GET /receiver/uma/:receiverUmaAddress': { method: 'GET', path: `${BASE}/receiver/uma/:id`, id: encodeURIComponent('$success.usd@sandbox.uma.money'), query: { customerId: ids.customer } },
+    'GET /receiver/external-account/:accountId': { method: 'GET', path: `${BASE}/receiver/external-account/:id`, id: ids.externalAccount, query: { senderUmaAddress: '$me@uma.example.com' } },
+    'POST /invitations': { method: 'POST', path: `${BASE}/invitations`, body: { inviterUma: ids.inviterUma, firstName: 'Ada', amountToSend: 100, expiresAt: '2099-01-01T00:00:00Z' } },
+    'GET /invitations/:invitationCode': { method: 'GET', path: `${BASE}/invitations/:id`, id: ids.invitation },
+    'POST /invitations/:invitationCode/claim': { method: 'POST', path: `${BASE}/invitations/:id/claim`, id: ids.invitation, body: { inviteeUma: '$friend@wallet.example' } },
+    'POST /invitations/:invitationCode/cancel': { method: 'POST', path: `${BASE}/invitations/:id/cancel`, id: ids.invitation },
+    'GET /uma-providers': { method: 'GET', path: `${BASE}/uma-providers`, query: { countryCode: 'US', currencyCode: 'USD', hasBlockedProviders: 'true', sortOrder: 'asc', limit: '2', cursor: '1' } },
+    'GET /discoveries': { method: 'GET', path: `${BASE}/discoveries`, query: { country: 'PH', currency: 'PHP' } },
+    'GET /vasps': { method: 'GET', path: `${BASE}/vasps`, query: { limit: '2', cursor: '2' } },
+    'POST /crypto/estimate-withdrawal-fee': { method: 'POST', path: `${BASE}/crypto/estimate-withdrawal-fee`, body: { internalAccountId: ids.btcAccount, currency: 'BTC', cryptoNetwork: 'BITCOIN', amount: 100000, destinationAddress: 'tb1qexample' } },
     'GET /customers/external-accounts': { method: 'GET', path: `${BASE}/customers/external-accounts`, query: { customerId: ids.customer, currency: 'USD', limit: '2' } },
     'POST /customers/external-accounts': { method: 'POST', path: `${BASE}/customers/external-accounts`, body: { customerId: ids.customer, ...usdAccount('246810') } },
     'GET /customers/external-accounts/:externalAccountId': external('customers', 'GET', '', ids.externalAccount),
@@ -717,11 +732,20 @@ async function fixtures(t: TestApp) {
   expect(contact.statusCode, contact.body).toBe(201);
   const kycLink = await t.caller.req('POST', `/customers/${pending.json().id}/kyc-link`);
   expect(kycLink.statusCode, kycLink.body).toBe(201);
+  const inviterUma = (await t.caller.req('GET', `/customers/${customer}`)).json().umaAddress as string;
+  const quote = await t.caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: accounts.json().data[0].id }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5000 });
+  const invitation = await t.caller.req('POST', '/invitations', { inviterUma });
+  const btcConfig = await t.caller.req('PATCH', '/config', { supportedCurrencies: ['USD', 'BTC'].map((code) => ({ currencyCode: code, minAmount: 1, maxAmount: 1_000_000_000, enabledTransactionTypes: ['INCOMING', 'OUTGOING'], requiredCounterpartyFields: [] })) });
+  expect(btcConfig.statusCode, btcConfig.body).toBe(200);
+  const btcHolder = (await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', currencies: ['BTC'] })).json().id as string;
+  const btcAccount = (await t.caller.req('GET', `/customers/internal-accounts?customerId=${btcHolder}&currency=BTC`)).json().data[0].id as string;
+  for (const res of [quote, invitation]) expect(res.statusCode, res.body).toBe(201);
   const ids = {
     customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id,
     revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id,
     externalAccount: externalAccount.json().id, wallet: wallet.json().id, platformExternalAccount: platformExternalAccount.json().id,
     importJob: imported.json().jobId as string, document, deletableDocument, kycPage: new URL(kycLink.json().kycUrl).pathname, contact: contact.json().id,
+    quote: quote.json().id, invitation: invitation.json().code, inviterUma, btcAccount,
   };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }

@@ -72,12 +72,12 @@ describeEachEngine('operations of the Grid document not built yet', (t) => {
     expect(anonymous.json().code).toBe('UNAUTHORIZED');
     const upload = await t.app.inject({
       method: 'POST',
-      url: `${BASE}/quotes`,
+      url: `${BASE}/stablecoins`,
       headers: { authorization: t.caller.auth, 'content-type': 'multipart/form-data; boundary=x' },
       payload: '--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nnot a png\r\n--x--\r\n',
     });
     expect(upload.statusCode).toBe(501);
-    expect(upload.json()).toEqual(notImplementedBody(byOperationId('createQuote')));
+    expect(upload.json()).toEqual(notImplementedBody(byOperationId('registerStablecoin')));
   });
 
   it('answers an operation the document gives only an agent bearer token 501 to that token: this service issues none to verify', async () => {
@@ -101,9 +101,9 @@ describeEachEngine(
       const sandbox = await t.caller.req('POST', '/sandbox/uma/receive', {});
       expect(sandbox.statusCode).toBe(404);
       expect(sandbox.json().code).toBe('REFERENCE_NOT_FOUND');
-      const other = await t.caller.req('GET', '/vasps');
+      const other = await t.caller.req('GET', '/stablecoins');
       expect(other.statusCode).toBe(501);
-      expect(other.json()).toEqual(notImplementedBody(byOperationId('listVasps')));
+      expect(other.json()).toEqual(notImplementedBody(byOperationId('listStablecoins')));
     });
   },
   { SERVICE_ENV: 'production' },

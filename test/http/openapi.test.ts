@@ -97,7 +97,8 @@ describeEachEngine('OpenAPI document', (t) => {
       for (const { key, method, path, op } of operations) {
         seen.set(key, new Set());
         const v = valid[key]!;
-        const url = (id = v.id, query = v.query) => `${path.replace(/\{(id|accountId|customerId|verificationId|externalAccountId)\}/, encodeURIComponent(id ?? ''))}${query ? `?${query}` : ''}`;
+        const url = (id = v.id, query = v.query) =>
+          `${path.replace(/\{(id|accountId|customerId|verificationId|externalAccountId|quoteId|invitationCode|receiverUmaAddress)\}/, encodeURIComponent(id ?? '')).replace('{sourceCurrency}/{destinationCurrency}', 'USD/MXN')}${query ? `?${query}` : ''}`;
         // A body of form parts is sent as multipart/form-data (the upload operations).
         const send = (caller: Caller, u: string, body?: unknown, headers?: Record<string, string>) => {
           const form = Array.isArray(body) ? multipartForm(body as FormPart[]) : undefined;
@@ -125,7 +126,10 @@ describeEachEngine('OpenAPI document', (t) => {
         // Every id the valid request names (path, query or body), swapped for an unknown one of the same type.
         const swap = (text: string) =>
           text
-            .replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification|ExternalAccount|Document|Job):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id))
+            .replace(/\b(Token|Customer|BeneficialOwner|Card|CardTransaction|Webhook|InternalAccount|Verification|ExternalAccount|Document|Job|Quote):[0-9a-f-]{36}\b/g, (id) => unknownIdLike(id))
+            // An invitation code, and a sandbox UMA address with a receiver.
+            .replace(/^[0-9A-HJKMNP-TV-Z]{12}$/, 'ZZZZZZZZZZZZ')
+            .replace(/^\$success\.usd@sandbox\.uma\.money$/, '$nobody@sandbox.uma.money')
             // A request id (the request log's) is a bare UUID v7.
             .replace(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, '00000000-0000-7000-8000-000000000000');
         const b = await body();
@@ -210,7 +214,7 @@ describeEachEngine('OpenAPI document', (t) => {
   it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
     const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
     expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['bulk-upload', 'card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'external-account-status', 'internal-account-status', 'test-webhook', 'verification-update']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['bulk-upload', 'card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'external-account-status', 'internal-account-status', 'invitation-claimed', 'test-webhook', 'verification-update']);
     expect(doc.webhooks['card-state-change'].post.requestBody.content['application/json'].schema.properties.type).toMatchObject({ const: 'CARD.STATE_CHANGE' });
     expect(doc.webhooks['customer-update'].post.requestBody.content['application/json'].schema.properties.type.enum).toContain('CUSTOMER.KYB_APPROVED');
     for (const [name, item] of Object.entries<{ post: { security: unknown; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } }>(doc.webhooks)) {
@@ -322,7 +326,30 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     return { code: '123456' };
   };
 
+  // Quotes, invitations and the crypto withdrawal estimate: a BTC account, an invitation per state-changing operation.
+  await created('PATCH', '/config', { supportedCurrencies: ['USD', 'BTC'].map((code) => ({ currencyCode: code, minAmount: 1, maxAmount: 1_000_000_000, enabledTransactionTypes: ['INCOMING', 'OUTGOING'], requiredCounterpartyFields: [] })) });
+  const btcHolder = await created('POST', '/customers', { customerType: 'INDIVIDUAL', currencies: ['BTC'] });
+  const btcAccount = (await created('GET', `/customers/internal-accounts?customerId=${btcHolder.id}&currency=BTC`)).data[0].id as string;
+  const quoteBody = () => ({ source: { sourceType: 'ACCOUNT', accountId: account }, destination: { destinationType: 'ACCOUNT', accountId: external }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 });
+  const quote = (await created('POST', '/quotes', { ...quoteBody(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' } })).id as string;
+  const invitation = async () => (await created('POST', '/invitations', { inviterUma: btcHolder.umaAddress })).code as string;
+  const [shown, toClaim, toCancel] = [await invitation(), await invitation(), await invitation()];
+
   return {
+    'GET /exchange-rates': { query: 'sourceCurrency=USD&destinationCurrency=EUR' },
+    'PUT /sandbox/exchange-rates/{sourceCurrency}/{destinationCurrency}': { body: () => ({ exchangeRate: '0.05' }) },
+    'POST /quotes': { body: () => ({ ...quoteBody(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' } }) },
+    'GET /quotes/{quoteId}': { id: quote },
+    'GET /receiver/uma/{receiverUmaAddress}': { id: '$success.usd@sandbox.uma.money', query: 'senderUmaAddress=%24me%40uma.example.com' },
+    'GET /receiver/external-account/{accountId}': { id: external },
+    'POST /invitations': { body: () => ({ inviterUma: btcHolder.umaAddress, firstName: 'Ada' }) },
+    'GET /invitations/{invitationCode}': { id: shown },
+    'POST /invitations/{invitationCode}/claim': { id: toClaim, body: () => ({ inviteeUma: '$friend@wallet.example' }) },
+    'POST /invitations/{invitationCode}/cancel': { id: toCancel },
+    'GET /uma-providers': { query: 'currencyCode=USD' },
+    'GET /discoveries': { query: 'country=PH' },
+    'GET /vasps': { query: 'limit=2' },
+    'POST /crypto/estimate-withdrawal-fee': { body: () => ({ internalAccountId: btcAccount, currency: 'BTC', cryptoNetwork: 'BITCOIN', amount: 100_000, destinationAddress: 'tb1qexample' }) },
     'GET /customers/external-accounts': { query: `customerId=${customer}&currency=USD` },
     'POST /customers/external-accounts': { body: () => ({ customerId: customer, ...usd() }) },
     'GET /customers/external-accounts/{externalAccountId}': { id: external },
@@ -428,6 +455,8 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   const platformBank = (await caller.req('POST', '/platform/external-accounts', usdAccount('2468013'))).json().id as string;
   const wallet = (await caller.req('POST', '/customers/external-accounts', { customerId: holder, ...walletAccount() })).json().id as string;
   const ea = (family: string) => `POST /${family}/external-accounts`;
+  const holderAccount = await usdAccountOf(injectCall(caller), holder);
+  const quoteTo = (umaAddress: string) => ({ source: { sourceType: 'ACCOUNT', accountId: holderAccount }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 });
   const deletedHolderForm = multipartForm([
     { name: 'documentHolder', value: deleted },
     { name: 'documentType', value: 'PASSPORT' },
@@ -482,6 +511,8 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     ['POST /webhook-events/{id}/redeliver', 'no endpoint', 400, caller.req('POST', `/webhook-events/${event}/redeliver`)],
     ['POST /webhook-events/recover', 'no endpoint', 400, caller.req('POST', '/webhook-events/recover', { since: '2025-01-01T00:00:00Z' })],
     ['POST /webhook-events/replay-missing', 'no endpoint', 400, caller.req('POST', '/webhook-events/replay-missing', { since: '2025-01-01T00:00:00Z' })],
+    ['POST /quotes', 'a UMA address with no receiver', 404, caller.req('POST', '/quotes', { ...quoteTo('$nobody@sandbox.uma.money') })],
+    ['POST /quotes', 'immediatelyExecute before execution is built', 501, caller.req('POST', '/quotes', { ...quoteTo('$success.eur@sandbox.uma.money'), immediatelyExecute: true })],
     [
       'PATCH /config',
       'a fee source currency the interface does not implement',

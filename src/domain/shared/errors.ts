@@ -31,7 +31,7 @@ export class RevokedCredentialsError extends DomainError {
 /** Every kind of resource a lookup can miss; the HTTP layer gives each its 404 code. */
 export type NotFoundResource =
   | 'Customer' | 'BeneficialOwner' | 'InternalAccount' | 'Card' | 'Transaction' | 'CardTransaction' | 'WebhookEvent' | 'Token'
-  | 'Verification' | 'RequestLog' | 'ExternalAccount' | 'Document' | 'BulkImportJob';
+  | 'Verification' | 'RequestLog' | 'ExternalAccount' | 'Document' | 'BulkImportJob' | 'Quote' | 'Invitation' | 'UmaAddress';
 
 /** The named resource does not exist for this platform (a foreign one looks the same). */
 export class NotFoundError extends DomainError {
@@ -108,3 +108,13 @@ export class WebhookDeliveryError extends DomainError {
 
 /** A request the interface defines but that this service (like the interface today) does not carry out. */
 export class NotImplementedError extends DomainError {}
+
+/** The 400 codes a payment request is refused with beyond INVALID_INPUT (the document's Error400 names them). */
+export type PaymentRefusal = 'AMOUNT_OUT_OF_RANGE' | 'INVALID_UMA_ADDRESS' | 'INVALID_CURRENCY' | 'INVITATION_ALREADY_CLAIMED' | 'INVITATION_CANCELLED';
+
+/** A well-formed request the payment rules refuse: its code, and the fields at fault. */
+export class PaymentRefusedError extends DomainError {
+  constructor(readonly code: PaymentRefusal, message: string, readonly errors: FieldError[] = []) {
+    super(message);
+  }
+}

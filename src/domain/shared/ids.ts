@@ -16,7 +16,10 @@ export type IdType =
   | 'LedgerEntry'
   | 'ExternalAccount'
   | 'OwnershipChallenge'
-  | 'Document';
+  | 'Document'
+  | 'Quote'
+  | 'Transaction'
+  | 'LookupRequest';
 
 /**
  * A bound that every id of `type` made before the millisecond `ms` sorts below, and every id made

@@ -1,0 +1,51 @@
+import { errorResponses } from '../schemas/common.js';
+import { CreateQuoteBody, QuoteIdParamSchema, QuoteSchema } from '../schemas/quotes.js';
+import type { CreateQuoteInput } from '../domain/quotes/quotes.js';
+import { requestUnitOfWork } from '../http/idempotency.js';
+import type { RouteModule } from './types.js';
+
+const tags = ['Cross-Currency Transfers'];
+// The source and destination unions are documented, not compiled into a serializer: render builds exactly the answer.
+const serializerCompiler = () => (data: unknown) => JSON.stringify(data);
+
+export const quoteRoutes: RouteModule = (app, { quotes }) => {
+  app.post(
+    '/quotes',
+    {
+      config: { permission: 'TRANSACT', references: (request) => quotes.referenceErrors(request.principal.platformId, request.body ?? {}, requestUnitOfWork(request)) },
+      serializerCompiler,
+      schema: {
+        tags,
+        summary: 'Create a transfer quote',
+        description:
+          "Locks the rate and both amounts for five minutes of the platform's clock. The sending currency is the source account's (or the real-time funding currency), the receiving currency the destination account's " +
+          "(or the UMA address's: a sandbox address's one currency, a customer's first). Amounts are converted in integer arithmetic, the receiving side rounded down; the platform's " +
+          'CROSS_CURRENCY_TRANSACTION fee (fixed plus basis points of the amount converted, rounded up) is within totalSendingAmount. ' +
+          'Unknown ids: one 400 naming each field. A currency without a sandbox rate, or one the UMA address does not receive: 400 INVALID_CURRENCY; a malformed UMA address: 400 INVALID_UMA_ADDRESS; ' +
+          'a well-formed address with no receiver: 404 UMA_NOT_FOUND; an amount converted outside the limits: 400 AMOUNT_OUT_OF_RANGE. immediatelyExecute: 501 NOT_IMPLEMENTED (execution is not built yet).',
+        body: CreateQuoteBody,
+        response: { 201: QuoteSchema, ...errorResponses(400, 404, 415, 501) },
+      },
+    },
+    async (request, reply) => {
+      const quote = await quotes.create(request.principal.platformId, request.body as CreateQuoteInput, requestUnitOfWork(request));
+      return reply.code(201).send(quote);
+    },
+  );
+
+  app.get(
+    '/quotes/:quoteId',
+    {
+      config: { permission: 'VIEW' },
+      serializerCompiler,
+      schema: {
+        tags,
+        summary: 'Get a quote',
+        description: "Its status on the platform's clock: a PENDING quote past expiresAt is EXPIRED. Unknown or another platform's: 404 QUOTE_NOT_FOUND.",
+        params: QuoteIdParamSchema,
+        response: { 200: QuoteSchema, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => quotes.get(request.principal.platformId, request.params.quoteId),
+  );
+};
