@@ -16,7 +16,8 @@ export type IdType =
   | 'LedgerEntry'
   | 'ExternalAccount'
   | 'OwnershipChallenge'
-  | 'Document';
+  | 'Document'
+  | 'Transaction';
 
 /**
  * A bound that every id of `type` made before the millisecond `ms` sorts below, and every id made
