@@ -220,7 +220,7 @@ describeEachEngine('OpenAPI document', (t) => {
   it('documents the delivered webhooks with both signatures, and the config with webhookPublicKey', async () => {
     const doc = (await t.app.inject({ url: `${BASE}/openapi.json` })).json();
     expect(doc.components.securitySchemes.WebhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Grid-Signature' });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['bulk-upload', 'card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'external-account-status', 'internal-account-status', 'test-webhook', 'verification-update']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['bulk-upload', 'card-funding-source-change', 'card-state-change', 'card-transaction', 'customer-update', 'external-account-status', 'incoming-payment', 'internal-account-status', 'outgoing-payment', 'test-webhook', 'verification-update']);
     expect(doc.webhooks['card-state-change'].post.requestBody.content['application/json'].schema.properties.type).toMatchObject({ const: 'CARD.STATE_CHANGE' });
     expect(doc.webhooks['customer-update'].post.requestBody.content['application/json'].schema.properties.type.enum).toContain('CUSTOMER.KYB_APPROVED');
     for (const [name, item] of Object.entries<{ post: { security: unknown; parameters: { name: string; in: string }[]; requestBody: { content: Record<string, { schema: { required: string[] } }> }; responses: Record<string, unknown> } }>(doc.webhooks)) {
