@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isHoldKind } from '../../src/domain/accounts/ledger.js';
+import { landTransfer } from '../../src/domain/payments/payment-lifecycle.js';
 import { startWorker } from '../../src/jobs/index.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { entriesOf } from '../../src/store/accounts-repo.js';
@@ -115,6 +116,28 @@ describeEachEngine(
       model.available -= 10;
       model.total -= 10;
       await expectBalances('after the wire');
+    });
+
+    it('lands once: a settlement job that runs again (a crash before it was marked done) changes nothing; an Idempotency-Key replays the 201', async () => {
+      const headers = { 'idempotency-key': `transfer-${t.engine}` };
+      const first = await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000') }, amount: 250 }, headers);
+      const txn = created(first);
+      await webhooks(txn.id, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      const replay = await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000') }, amount: 250 }, headers);
+      expect(replay.statusCode).toBe(201);
+      expect(replay.json()).toEqual(txn);
+      model.available -= 250;
+      model.total -= 250;
+      await expectBalances('after the keyed transfer-out');
+      const entries = (await entriesOf(t.services.store.db, accountId)).length;
+      const eventCount = async () => (await t.services.store.db.selectFrom('webhook_events').select('id').where('platform_id', '=', caller.platformId).execute()).length;
+      const events = await eventCount();
+      await t.services.store.transaction((uow) => landTransfer(uow, { platformId: caller.platformId, transactionId: txn.id }, Date.now()));
+      expect((await entriesOf(t.services.store.db, accountId)).length).toBe(entries);
+      expect(await eventCount()).toBe(events);
+      await expectBalances('after the settlement ran again');
+      const ours = (await caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&type=OUTGOING&status=COMPLETED&limit=100`)).json();
+      expect(ours.data.filter((d: { sentAmount: { amount: number } }) => d.sentAmount.amount === 250)).toHaveLength(1);
     });
 
     it('002 and 003 fail at once: 201 with a FAILED transaction and its webhook, nothing held or moved', async () => {
