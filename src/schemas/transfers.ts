@@ -23,20 +23,20 @@ const SANDBOX =
   '005 stays PENDING 30 s of the platform\'s clock, then FAILED; any other completes (PENDING, then COMPLETED within moments). ';
 
 export const TRANSFER_IN_DESCRIPTION =
-  'Pulls `amount` from a customer\'s external account into its internal account in the same currency: 201 with an IncomingTransaction, PENDING, then ' +
+  'Pulls `amount` from an external account into an internal account of the same owner (a customer, or the platform itself) and currency: 201 with an IncomingTransaction, PENDING, then ' +
   'COMPLETED (the account credited; INCOMING_PAYMENT.COMPLETED and INTERNAL_ACCOUNT.BALANCE_UPDATED) or FAILED (INCOMING_PAYMENT.FAILED, failureReason COLLECTION_FAILED). ' +
   SANDBOX +
-  'An unknown, deleted, or another platform\'s, environment\'s or customer\'s external account: 404 REFERENCE_NOT_FOUND, as is an unknown internal account. ' +
+  'An unknown, deleted, or another platform\'s, environment\'s or owner\'s external account: 404 REFERENCE_NOT_FOUND, as is an unknown internal account. ' +
   'A wallet still awaiting its ownership verification: 400 EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED. Another currency, an account not ACTIVE, a customer whose KYC is not APPROVED: 400 INVALID_INPUT naming the field.';
 
 export const TRANSFER_OUT_DESCRIPTION =
-  'Pushes `amount` from a customer\'s internal account to one of its external accounts in the same currency: 201 with an OutgoingTransaction. A PENDING one holds ' +
+  'Pushes `amount` from an internal account to an external account of the same owner (a customer, or the platform itself) and currency: 201 with an OutgoingTransaction. A PENDING one holds ' +
   'the amount at once (the available balance falls, the total does not), then COMPLETED debits it (OUTGOING_PAYMENT.COMPLETED) or FAILED releases it and reports the ' +
   'refund (OUTGOING_PAYMENT.FAILED, then OUTGOING_PAYMENT.REFUND_COMPLETED). An available balance below the amount answers 201 with a FAILED transaction ' +
   '(failureReason QUOTE_EXECUTION_FAILED) and holds nothing, as suffix 002 does; 003 fails ACCOUNT_INVALID, 004 ACCOUNT_CANNOT_RECEIVE, 005 QUOTE_EXECUTION_FAILED (refund reason TIMEOUT). ' +
   SANDBOX +
   'destination.paymentRail must be a rail of the account\'s type (else 400 on it); without it the type\'s first rail is chosen (railSelectionMode AUTO). ' +
-  'An unknown, deleted, or another platform\'s, environment\'s or customer\'s external account: 404 REFERENCE_NOT_FOUND.';
+  'An unknown, deleted, or another platform\'s, environment\'s or owner\'s external account: 404 REFERENCE_NOT_FOUND.';
 
 export const TransferInBody = Type.Object(
   {

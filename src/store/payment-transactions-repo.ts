@@ -6,8 +6,8 @@ import type { Executor } from './store.js';
 import type { PaymentTransactionRow } from './tables/payment-transactions.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
-/** A payment transaction with its customer's platform-specific id, as every read renders it. */
-export type PaymentTransactionView = PaymentTransactionRow & { platform_customer_id: string };
+/** A payment transaction with its customer's platform-specific id (null for the platform's own), as every read renders it. */
+export type PaymentTransactionView = PaymentTransactionRow & { platform_customer_id: string | null };
 
 /** Inserts a transfer, placed on the platform's lists (beside card transactions) when the unit of work commits. */
 export async function insertPaymentTransaction(uow: UnitOfWork, row: PaymentTransactionRow): Promise<void> {
@@ -15,7 +15,7 @@ export async function insertPaymentTransaction(uow: UnitOfWork, row: PaymentTran
 }
 
 function visible(db: Executor, platformId: string) {
-  return db.selectFrom('payment_transactions as t').innerJoin('customers as c', 'c.id', 't.customer_id').where('t.platform_id', '=', platformId);
+  return db.selectFrom('payment_transactions as t').leftJoin('customers as c', 'c.id', 't.customer_id').where('t.platform_id', '=', platformId);
 }
 
 /** One of this platform's payment transactions; another platform's is not found. */
@@ -38,7 +38,8 @@ export async function updatePaymentTransaction(
 }
 
 export interface PaymentTransactionFilters {
-  customerId?: string | undefined;
+  /** A customer's transfers, or null for those of the platform's own accounts. */
+  customerId?: string | null | undefined;
   platformCustomerId?: string | undefined;
   status?: string | undefined;
   type?: string | undefined;
@@ -57,7 +58,8 @@ export interface PaymentTransactionFilters {
 /** Up to limit + 1 transfers after the page's position in (list_position, id) order, and the count of every one of the filter. */
 export async function listPaymentTransactions(db: Executor, platformId: string, q: PageQuery, f: PaymentTransactionFilters): Promise<{ rows: PaymentTransactionView[]; total: number }> {
   let base = visible(db, platformId);
-  if (f.customerId !== undefined) base = base.where('t.customer_id', '=', f.customerId);
+  if (f.customerId === null) base = base.where('t.customer_id', 'is', null);
+  else if (f.customerId !== undefined) base = base.where('t.customer_id', '=', f.customerId);
   if (f.platformCustomerId !== undefined) base = base.where('c.platform_customer_id', '=', f.platformCustomerId);
   if (f.status !== undefined) base = base.where('t.status', '=', f.status);
   if (f.type !== undefined) base = base.where('t.type', '=', f.type);

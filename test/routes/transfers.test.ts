@@ -242,6 +242,32 @@ describeEachEngine(
       await expectBalances('after the refused transfers');
     });
 
+    it("the platform's own accounts move money the same way; the platform's id as customerId lists those transfers", async () => {
+      const own = (await caller.req('GET', '/platform/internal-accounts?currency=USD')).json().data[0].id as string;
+      expect((await caller.req('POST', `/sandbox/internal-accounts/${own}/fund`, { amount: 5_000 })).statusCode).toBe(200);
+      const bank = created(await caller.req('POST', '/platform/external-accounts', usdAccount('333333333000'))).id as string;
+      const balances = async () => {
+        const account = (await caller.req('GET', '/platform/internal-accounts?currency=USD')).json().data[0];
+        const entries = await entriesOf(t.services.store.db, own);
+        expect(entries.reduce((s, e) => s + Number(e.amount), 0)).toBe(account.balance.amount);
+        expect(entries.filter((e) => !isHoldKind(e.kind)).reduce((s, e) => s + Number(e.amount), 0)).toBe(account.totalBalance.amount);
+        return { available: account.balance.amount, total: account.totalBalance.amount };
+      };
+      const pulled = created(await caller.req('POST', '/transfer-in', { source: { accountId: bank }, destination: { accountId: own }, amount: 1_000 }));
+      expect(pulled).toMatchObject({ customerId: caller.platformId, platformCustomerId: caller.platformId, status: 'PENDING' });
+      await webhooks(pulled.id, ['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.COMPLETED']);
+      expect(await balances()).toEqual({ available: 6_000, total: 6_000 });
+      const pushed = created(await caller.req('POST', '/transfer-out', { source: { accountId: own }, destination: { accountId: bank }, amount: 2_500 }));
+      await webhooks(pushed.id, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      expect(await balances()).toEqual({ available: 3_500, total: 3_500 });
+      const listed = (await caller.req('GET', `/transactions?customerId=${encodeURIComponent(caller.platformId)}`)).json();
+      expect(listed.data.map((d: { id: string }) => d.id)).toEqual([pushed.id, pulled.id]);
+      // A customer's account with the platform's bank account, or the reverse: unknown.
+      expectErrorObject(await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: bank }, amount: 1 }), 'REFERENCE_NOT_FOUND');
+      expectErrorObject(await caller.req('POST', '/transfer-out', { source: { accountId: own }, destination: { accountId: externals.get('000') }, amount: 1 }), 'REFERENCE_NOT_FOUND');
+      await expectBalances('after the platform transfers');
+    });
+
     it('400 names every invalid field at once; another currency and a rail the account lacks are 400s too', async () => {
       const res = await caller.req('POST', '/transfer-out', { source: {}, destination: { accountId: '', paymentRail: 'TELEGRAPH' }, amount: 0, extra: true });
       expectErrorObject(res, 'INVALID_INPUT');

@@ -5,11 +5,13 @@
  * after a cancel, changes nothing.
  */
 import { lockAccounts } from '../../store/accounts-repo.js';
+import { lockPlatformAccount } from '../../store/platform-accounts-repo.js';
 import * as repo from '../../store/payment-transactions-repo.js';
 import type { PaymentTransactionView } from '../../store/payment-transactions-repo.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { postAll, type Posting } from '../accounts/internal-accounts.js';
 import type { Movement } from '../accounts/ledger.js';
+import { postToPlatformAccount } from '../accounts/platform-accounts.js';
 import { recordWebhookEvents } from '../webhooks/webhook-events.js';
 import { renderPaymentTransaction, type Refund } from './render.js';
 import { failureReasonOf, type TransferOutcome } from './transfer-outcomes.js';
@@ -65,16 +67,24 @@ export async function endTransfer(uow: UnitOfWork, row: PaymentTransactionView, 
     settled_at: ending.status === 'COMPLETED' ? now : null,
     updated_at: now,
   };
-  if (movements.length > 0) {
-    await lockAccounts(uow, [row.internal_account_id]);
-    const posting: Posting = { platformId: row.platform_id, accountId: row.internal_account_id, movements, paymentTransactionId: row.id };
-    await postAll(uow, [posting], now);
-  }
+  if (movements.length > 0) await postTransfer(uow, row, movements, now);
   await repo.updatePaymentTransaction(uow.db, row.id, { status: after.status, failure_reason: after.failure_reason, refund: after.refund, settled_at: after.settled_at, updated_at: now });
   const events = [{ platformId: row.platform_id, type: paymentEvent(row.type, ending.status), fields: { data: renderPaymentTransaction(after, refund && { ...refund, status: 'PENDING', settledAt: undefined }) } }];
   if (refund !== undefined) events.push({ platformId: row.platform_id, type: paymentEvent(row.type, 'REFUND_COMPLETED'), fields: { data: renderPaymentTransaction(after) } });
   await recordWebhookEvents(uow, events, now);
   return after;
+}
+
+/** Writes a transfer's movements to its internal account (a customer's, or one of the platform's own), locked first. */
+export async function postTransfer(uow: UnitOfWork, row: Pick<PaymentTransactionView, 'id' | 'platform_id' | 'customer_id' | 'internal_account_id'>, movements: Movement[], now: number): Promise<void> {
+  if (row.customer_id === null) {
+    await lockPlatformAccount(uow, row.platform_id, row.internal_account_id);
+    await postToPlatformAccount(uow, row.platform_id, row.internal_account_id, movements, row.id, now);
+    return;
+  }
+  await lockAccounts(uow, [row.internal_account_id]);
+  const posting: Posting = { platformId: row.platform_id, accountId: row.internal_account_id, movements, paymentTransactionId: row.id };
+  await postAll(uow, [posting], now);
 }
 
 /** The settlement job, in the worker's commit: ends the transfer as its outcome says, unless it is no longer PENDING. */

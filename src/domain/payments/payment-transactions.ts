@@ -76,7 +76,8 @@ export class PaymentTransactionService {
       matchesNothing: cardsOnly,
     });
     const payments = await repo.listPaymentTransactions(this.store.db, platformId, q, {
-      customerId: filters.customerId,
+      // The platform's id as customerId: the transfers of its own accounts, as the interface has it.
+      customerId: filters.customerId === platformId ? null : filters.customerId,
       platformCustomerId: filters.platformCustomerId,
       status: filters.status,
       type: filters.type,

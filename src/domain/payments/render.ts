@@ -59,8 +59,9 @@ export function renderPaymentTransaction(row: PaymentTransactionView, refund: Re
     direction: row.direction as 'CREDIT' | 'DEBIT',
     source: { sourceType: 'ACCOUNT', ...(incoming ? external : internal) },
     destination: { destinationType: 'ACCOUNT', ...(incoming ? internal : external) },
-    customerId: row.customer_id,
-    platformCustomerId: row.platform_customer_id,
+    // The platform's own transfers name the platform, as the interface's customerId filter does.
+    customerId: row.customer_id ?? row.platform_id,
+    platformCustomerId: row.platform_customer_id ?? row.platform_id,
     sentAmount: amount,
     receivedAmount: amount,
     exchangeRate: 1,

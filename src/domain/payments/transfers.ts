@@ -2,20 +2,19 @@ import { lockAccounts } from '../../store/accounts-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import { getExternalAccount } from '../../store/external-accounts-repo.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
-import { findPlatformAccount } from '../../store/platform-accounts-repo.js';
+import { lockPlatformAccount } from '../../store/platform-accounts-repo.js';
 import * as repo from '../../store/payment-transactions-repo.js';
 import type { Store } from '../../store/store.js';
 import type { ExternalAccountRow } from '../../store/tables/external-accounts.js';
 import type { PaymentTransactionRow } from '../../store/tables/payment-transactions.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
-import { post } from '../accounts/internal-accounts.js';
 import { isBankAccount, PAYMENT_RAILS, type AccountType } from '../external-accounts/account-types.js';
 import type { PlatformClock } from '../platform/platform-clock.js';
 import type { Environment } from '../platform/tokens.js';
 import { ExternalAccountVerificationRequiredError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
-import { paymentEvent, TRANSFER_SETTLEMENT_JOB, type PaymentType, type TransferSettlementJob } from './payment-lifecycle.js';
+import { paymentEvent, postTransfer, TRANSFER_SETTLEMENT_JOB, type PaymentType, type TransferSettlementJob } from './payment-lifecycle.js';
 import { renderPaymentTransaction, type PaymentTransaction } from './render.js';
 import { DELAYED_FAILURE_MS, failsAtOnce, failureReasonOf, transferOutcome } from './transfer-outcomes.js';
 
@@ -39,7 +38,8 @@ const FIELDS = {
 const AWAITING_OWNERSHIP = new Set(['PENDING_OWNERSHIP_VERIFICATION', 'UNVERIFIED']);
 
 /**
- * Same-currency transfers between a customer's internal account and one of its external accounts:
+ * Same-currency transfers between an internal account and an external account of the same owner (a
+ * customer, or the platform itself):
  * POST /transfer-in (a pull: credits on completion) and POST /transfer-out (a push: holds the amount
  * at once, debits it on completion). The sandbox's suffix on the external account decides the outcome.
  */
@@ -65,22 +65,20 @@ export class TransferService {
   private create(platformId: string, environment: Environment, type: PaymentType, input: TransferInput, within?: UnitOfWork): Promise<PaymentTransaction> {
     return this.store.transaction(async (uow) => {
       const fields = FIELDS[type];
-      // The account row is locked first, as a card authorization's landing does: one holder of its balance at a time.
-      const [internal] = (await lockAccounts(uow, [input.internalAccountId])).filter((a) => a.platform_id === platformId);
-      if (!internal) {
-        if (await findPlatformAccount(uow.db, platformId, input.internalAccountId)) {
-          throw new ValidationError([{ field: fields.internal, message: "is one of the platform's own accounts; transfers move money of customers' internal accounts" }]);
-        }
-        throw new NotFoundError('InternalAccount', input.internalAccountId);
-      }
+      const internal = await this.lockInternal(uow, platformId, input.internalAccountId);
+      if (!internal) throw new NotFoundError('InternalAccount', input.internalAccountId);
+      const owner = internal.customer_id;
+      // An external account of another customer, or of the platform for a customer's account (and the reverse), is as unknown as a missing one.
       const external = await getExternalAccount(uow, platformId, input.externalAccountId);
-      if (!external || external.customer_id !== internal.customer_id) throw new NotFoundError('ExternalAccount', input.externalAccountId);
+      if (!external || external.customer_id !== owner) throw new NotFoundError('ExternalAccount', input.externalAccountId);
       if (AWAITING_OWNERSHIP.has(external.status)) {
         throw new ExternalAccountVerificationRequiredError([{ field: fields.external, message: `is ${external.status}: verify its ownership first (POST .../challenge, .../verify)` }]);
       }
-      const customer = await findCustomer(uow.db, platformId, internal.customer_id);
+      const customer = owner === null ? undefined : await findCustomer(uow.db, platformId, owner);
       const errors: FieldError[] = [];
-      if (customer?.kyc_status !== 'APPROVED') errors.push({ field: fields.internal, message: `belongs to a customer whose KYC status is ${customer?.kyc_status ?? 'unknown'}; moving money needs APPROVED` });
+      if (owner !== null && customer?.kyc_status !== 'APPROVED') {
+        errors.push({ field: fields.internal, message: `belongs to a customer whose KYC status is ${customer?.kyc_status ?? 'unknown'}; moving money needs APPROVED` });
+      }
       if (internal.status !== 'ACTIVE') errors.push({ field: fields.internal, message: `is ${internal.status}; only an ACTIVE account moves money` });
       if (external.status !== 'ACTIVE') errors.push({ field: fields.external, message: `is ${external.status}; only an ACTIVE account moves money` });
       if (external.currency !== internal.currency) {
@@ -96,7 +94,7 @@ export class TransferService {
       const row: repo.PaymentTransactionView = {
         id: newId('Transaction'),
         platform_id: platformId,
-        customer_id: internal.customer_id,
+        customer_id: owner,
         type,
         direction: type === 'INCOMING' ? 'CREDIT' : 'DEBIT',
         status: failed ? 'FAILED' : 'PENDING',
@@ -117,13 +115,11 @@ export class TransferService {
         settled_at: null,
         created_at: now,
         updated_at: now,
-        platform_customer_id: customer!.platform_customer_id,
+        platform_customer_id: customer?.platform_customer_id ?? null,
       };
       const { platform_customer_id: _, ...stored } = row;
       await repo.insertPaymentTransaction(uow, stored satisfies PaymentTransactionRow);
-      if (!failed && type === 'OUTGOING') {
-        await post(uow, { platformId, accountId: internal.id, movements: [{ kind: 'TRANSFER_OUT_HOLD', amount: -input.amount }], paymentTransactionId: row.id }, now);
-      }
+      if (!failed && type === 'OUTGOING') await postTransfer(uow, row, [{ kind: 'TRANSFER_OUT_HOLD', amount: -input.amount }], now);
       const rendered = renderPaymentTransaction(row);
       await recordWebhookEvent(uow, { platformId, type: paymentEvent(type, row.status), fields: { data: rendered } }, now);
       if (!failed) {
@@ -134,6 +130,16 @@ export class TransferService {
       }
       return rendered;
     }, within);
+  }
+  /**
+   * The internal account, locked (PostgreSQL: for no key update, as a card authorization's landing
+   * locks it): a customer's, or one of the platform's own (customer_id null).
+   */
+  private async lockInternal(uow: UnitOfWork, platformId: string, id: string): Promise<{ id: string; customer_id: string | null; status: string; currency: string; available_balance: number } | undefined> {
+    const [customers] = (await lockAccounts(uow, [id])).filter((a) => a.platform_id === platformId);
+    if (customers) return customers;
+    const own = await lockPlatformAccount(uow, platformId, id);
+    return own && { ...own, customer_id: null };
   }
 }
 

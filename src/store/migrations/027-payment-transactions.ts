@@ -8,7 +8,7 @@ export const m027PaymentTransactions: MigrationFactory = () => ({
       .createTable('payment_transactions')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('platform_id', 'text', (c) => c.notNull().references('platforms.id'))
-      .addColumn('customer_id', 'text', (c) => c.notNull().references('customers.id'))
+      .addColumn('customer_id', 'text', (c) => c.references('customers.id'))
       .addColumn('type', 'text', (c) => c.notNull())
       .addColumn('direction', 'text', (c) => c.notNull())
       .addColumn('status', 'text', (c) => c.notNull())

@@ -5,7 +5,8 @@
 export interface PaymentTransactionRow {
   id: string;
   platform_id: string;
-  customer_id: string;
+  /** The customer whose accounts it moves between; null for the platform's own accounts. */
+  customer_id: string | null;
   /** INCOMING or OUTGOING. */
   type: string;
   /** CREDIT (money into the internal account) or DEBIT. */
