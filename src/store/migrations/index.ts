@@ -24,7 +24,7 @@ import { m022ExternalAccounts } from './022-external-accounts.js';
 import { m023RequestLogs } from './023-request-logs.js';
 import { m025OnboardingLinks } from './025-onboarding-links.js';
 import { m026InternalAccountsCurrencies } from './026-internal-accounts-currencies.js';
-import { m027PaymentTransactions } from './027-payment-transactions.js';
+import { m028PaymentTransactions } from './028-payment-transactions.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -53,5 +53,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '023_request_logs': m023RequestLogs,
   '025_onboarding_links': m025OnboardingLinks,
   '026_internal_accounts_currencies': m026InternalAccountsCurrencies,
-  '027_payment_transactions': m027PaymentTransactions,
+  '028_payment_transactions': m028PaymentTransactions,
 };

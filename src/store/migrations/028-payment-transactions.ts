@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationFactory } from '../migrator.js';
 
 /** Transfers in and out (payment transactions), and the ledger entries' link to the one that made them. */
-export const m027PaymentTransactions: MigrationFactory = () => ({
+export const m028PaymentTransactions: MigrationFactory = () => ({
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('payment_transactions')
