@@ -15,6 +15,8 @@ import { ContactVerificationService } from './domain/customers/contact-verificat
 import { CustomerService } from './domain/customers/customers.js';
 import { ExternalAccountService } from './domain/external-accounts/external-accounts.js';
 import { OwnershipVerification } from './domain/external-accounts/ownership-verification.js';
+import { PaymentTransactionService } from './domain/payments/payment-transactions.js';
+import { TransferService } from './domain/payments/transfers.js';
 import { DocumentService } from './domain/documents/documents.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
@@ -69,6 +71,10 @@ export interface Services {
   ownershipVerification: OwnershipVerification;
   /** The platform's own internal accounts (GET /platform/internal-accounts). */
   platformAccounts: PlatformAccountService;
+  /** POST /transfer-in and /transfer-out. */
+  transfers: TransferService;
+  /** Every kind of transaction read together, and the operations on one (confirm, approve, reject, cancel). */
+  transactions: PaymentTransactionService;
   platformConfig: PlatformConfigService;
   /** Each platform's time (the sandbox clock): `await clock.now(platformId)` for every timestamp written for a platform. */
   clock: PlatformClock;
@@ -132,6 +138,8 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     externalAccounts: new ExternalAccountService(store, clock, cursors, config.sandboxExternalAccountReviewDelayMs),
     ownershipVerification: new OwnershipVerification(store, clock, config.sandboxExternalAccountReviewDelayMs),
     platformAccounts: new PlatformAccountService(store, clock),
+    transfers: new TransferService(store, clock),
+    transactions: new PaymentTransactionService(store, cursors, clock),
     platformConfig,
     clock,
     sandboxClock: new SandboxClockService(store, clock, config.sandboxAuthorizationTtlMs, config.workerEnabled || config.httpProcesses > 1),

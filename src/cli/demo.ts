@@ -3,7 +3,7 @@
  * (or uses BASE_URL + CLIENT_ID + CLIENT_SECRET), starts a local receiver that verifies both
  * signatures of every webhook (X-Grid-Signature with Node's crypto and the platform's public key,
  * the Standard Webhooks headers with the standardwebhooks package), and walks through customers,
- * owners, a funded card and its simulators, and a card reveal, printing each request, response and
+ * owners, a funded card and its simulators, a card reveal, and a transfer in and out of a bank account, printing each request, response and
  * webhook with both checks and the account's balances after each step. Exits 0 only if the test
  * webhook and every expected event arrived verified both ways, every balance is what the ledger's
  * arithmetic says, and the reveal URL showed a Luhn-valid PAN ending in last4 once.
@@ -84,9 +84,13 @@ async function main(): Promise<number> {
   let testWebhook: ReceivedWebhook | undefined;
   const balanceWebhooks: ReceivedWebhook[] = [];
   const balanceChecks: BalanceCheck[] = [];
+  /** The transfers made, each awaiting its final webhook (matched by the transaction id). */
+  const transfers: { step: string; id: string; type: string; webhook?: ReceivedWebhook }[] = [];
   const receiver = new WebhookReceiver({
     onDelivery: (d) => {
       if (d.verified && d.payload?.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED') balanceWebhooks.push(d);
+      const transfer = transfers.find((x) => x.id === (d.payload?.data as { id?: string } | undefined)?.id && x.type === d.payload?.type);
+      if (transfer && !transfer.webhook && d.verified) transfer.webhook = d;
       const operation = (d.payload?.operation ?? {}) as { issuerTransactionToken?: string };
       const token = operation.issuerTransactionToken;
       const exp = token ? byToken.get(token) : undefined;
@@ -279,7 +283,29 @@ async function main(): Promise<number> {
     console.log(bold('\n9. Reveal the card: a single-use URL to a page with its PAN, CVV and expiry'));
     revealed = await revealCard(card);
 
-    console.log(bold('\n9. The event log'));
+    console.log(bold('\n10. Move money: a bank account of the business, a transfer in and a transfer out'));
+    // The account number's last three digits steer the sandbox (002/003 fail at once, 004 rejected, 005 pending then failed); 000 completes.
+    const bank = (
+      await call('POST', '/customers/external-accounts', {
+        customerId: customer.id,
+        currency: 'USD',
+        accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '123456789000', routingNumber: '021000021', bankAccountType: 'CHECKING', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme Robotics Inc.' } },
+      })
+    ).json;
+    const transfer = async (step: string, path: string, body: unknown, type: string) => {
+      const txn = (await call('POST', path, body)).json;
+      const expected: (typeof transfers)[number] = { step, id: txn.id as string, type };
+      transfers.push(expected);
+      await poll(async () => (transfers.find((x) => x === expected)?.webhook ? true : undefined), 10_000);
+      console.log(`   ${expected.webhook ? green('✓') : red('✗')} ${type} ${expected.webhook ? 'arrived verified both ways' : 'did not arrive'}`);
+    };
+    await transfer('transfer-in 2000', '/transfer-in', { source: { accountId: bank.id }, destination: { accountId: account.id }, amount: 2_000 }, 'INCOMING_PAYMENT.COMPLETED');
+    await showBalance('transfer-in 2000 (credited)', customer.id, { available: 7_800, total: 7_800 });
+    await transfer('transfer-out 1500', '/transfer-out', { source: { accountId: account.id }, destination: { accountId: bank.id }, amount: 1_500, remittanceInformation: 'INV-2041' }, 'OUTGOING_PAYMENT.COMPLETED');
+    await showBalance('transfer-out 1500 (debited)', customer.id, { available: 6_300, total: 6_300 });
+    await call('GET', `/transactions?customerId=${encodeURIComponent(customer.id)}&type=OUTGOING&limit=5`);
+
+    console.log(bold('\n11. The event log'));
     await call('GET', '/webhook-events?limit=10');
   } catch (err) {
     console.error(red(`\nThe demo stopped: ${err instanceof Error ? err.message : String(err)}`));
@@ -290,7 +316,7 @@ async function main(): Promise<number> {
   }
 
   console.log(bold('\nSummary'));
-  let ok = expectations.length === 12 && testWebhook?.verified === true && kybWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 11 && revealed;
+  let ok = expectations.length === 12 && testWebhook?.verified === true && kybWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 13 && revealed && transfers.length === 2;
   console.log(`  ${testWebhook?.verified ? green('✓') : red('✗')} ${'test webhook'.padEnd(24)} ${''.padEnd(40)} expected ${'TEST'.padEnd(26)} got ${testWebhook ? `${String(testWebhook.payload?.type)} ${testWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
   console.log(`  ${kybWebhook?.verified ? green('✓') : red('✗')} ${'verification'.padEnd(24)} ${''.padEnd(40)} expected ${'CUSTOMER.KYB_APPROVED'.padEnd(26)} got ${kybWebhook ? `it, ${kybWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
   console.log(`  ${fundingWebhook ? green('✓') : red('✗')} ${'funding'.padEnd(24)} ${''.padEnd(40)} expected ${'INTERNAL_ACCOUNT.BALANCE_UPDATED'.padEnd(26)} got ${fundingWebhook ? 'it, verified both ways' : 'no webhook'}`);
@@ -301,6 +327,10 @@ async function main(): Promise<number> {
     ok &&= good;
     const detail = got ? `${String(got.payload?.type)} ${got.verified ? 'verified both ways' : 'NOT verified'} after ${got.receivedAt - e.calledAt} ms` : 'no webhook';
     console.log(`  ${good ? green('✓') : red('✗')} ${e.step.padEnd(24)} ${e.token.padEnd(40)} expected ${e.type.padEnd(26)} got ${detail}`);
+  }
+  for (const x of transfers) {
+    ok &&= x.webhook !== undefined;
+    console.log(`  ${x.webhook ? green('✓') : red('✗')} ${x.step.padEnd(24)} ${x.id.padEnd(40)} expected ${x.type.padEnd(26)} got ${x.webhook ? 'it, verified both ways' : 'no webhook'}`);
   }
   const wrongBalances = balanceChecks.filter((c) => c.got.available !== c.expected.available || c.got.total !== c.expected.total);
   if (wrongBalances.length > 0) ok = false;

@@ -77,6 +77,8 @@ export const ERROR_CATALOGUE = {
     CARD_ALREADY_CLOSED: 'state CLOSED was asked for a card that is already CLOSED',
     CARD_NOT_MUTABLE: 'The card is CLOSED, so it can no longer be changed',
     UMA_ADDRESS_EXISTS: 'UMA address already exists',
+    TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL: 'The transaction is not an incoming payment waiting for the platform to approve or reject it',
+    TRANSACTION_NOT_CANCELLABLE: 'The transaction has settled or is otherwise past the point where it can be cancelled',
     CONFLICT: 'Conflict with the current state: a platformCustomerId already used by an active customer, or a request with the same Idempotency-Key still in progress',
   },
   410: { CUSTOMER_DELETED: 'Customer has been deleted' },

@@ -5,6 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import {
   CardClosedError,
+  ExternalAccountVerificationRequiredError,
+  TransactionStateError,
   ConflictError,
   DeletedError,
   DomainError,
@@ -144,6 +146,8 @@ function fromDomain(err: DomainError): ApiError {
   if (err instanceof ConflictError) return new ApiError(err.clash === 'umaAddress' ? 'UMA_ADDRESS_EXISTS' : 'CONFLICT', err.message);
   if (err instanceof DeletedError) return new ApiError('CUSTOMER_DELETED', err.message);
   if (err instanceof CardClosedError) return new ApiError(err.alreadyClosed ? 'CARD_ALREADY_CLOSED' : 'CARD_NOT_MUTABLE', err.message, { currentStatus: err.currentStatus });
+  if (err instanceof TransactionStateError) return new ApiError(err.code, err.message, { currentStatus: err.currentStatus });
+  if (err instanceof ExternalAccountVerificationRequiredError) return new ApiError('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', err.message, { errors: err.errors });
   if (err instanceof InvalidStateError) return new ApiError('INVALID_STATE_TRANSITION', err.message, { currentStatus: err.currentStatus });
   if (err instanceof ValidationError) return new ApiError('INVALID_INPUT', err.message, { errors: err.errors });
   if (err instanceof InvalidBankAccountError) return new ApiError('INVALID_BANK_ACCOUNT', err.message, { errors: err.errors });

@@ -7,7 +7,9 @@ import {
   CardTransactionWebhookSchema,
   CustomerWebhookSchema,
   ExternalAccountStatusWebhookSchema,
+  IncomingPaymentWebhookSchema,
   InternalAccountWebhookSchema,
+  OutgoingPaymentWebhookSchema,
   TestWebhookSchema,
   VerificationWebhookSchema,
 } from '../schemas/webhooks.js';
@@ -66,7 +68,7 @@ export const WEBHOOKS = {
   'internal-account-status': delivery(
     'internalAccountStatusWebhook',
     'Internal account balance changed',
-    'INTERNAL_ACCOUNT.BALANCE_UPDATED: one event per change of an account\'s balances (a funding, or a landed card operation that moved it), in the same transaction as the change, with the account after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE). INTERNAL_ACCOUNT.STATUS_UPDATED is never sent: accounts are ACTIVE from their creation and nothing here changes their status.',
+    'INTERNAL_ACCOUNT.BALANCE_UPDATED: one event per change of an account\'s balances (a funding, a landed card operation, or a transfer that held, released, debited or credited it), in the same transaction as the change, with the account after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE). INTERNAL_ACCOUNT.STATUS_UPDATED is never sent: accounts are ACTIVE from their creation and nothing here changes their status.',
     InternalAccountWebhookSchema,
   ),
   'card-state-change': delivery(
@@ -110,6 +112,18 @@ export const WEBHOOKS = {
     'Invitation claimed',
     'INVITATION.CLAIMED: POST /invitations/{invitationCode}/claim claimed a PENDING invitation; in the same transaction as the claim, with the invitation after it. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
     InvitationClaimedWebhookSchema,
+  ),
+  'incoming-payment': delivery(
+    'incomingPaymentWebhook',
+    'Incoming payment (transfer-in)',
+    'INCOMING_PAYMENT.<status>: a transfer-in created, or landed by the job worker, in the same transaction as the change. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    IncomingPaymentWebhookSchema,
+  ),
+  'outgoing-payment': delivery(
+    'outgoingPaymentWebhook',
+    'Outgoing payment (transfer-out)',
+    'OUTGOING_PAYMENT.<status>: a transfer-out created, landed or cancelled, then OUTGOING_PAYMENT.REFUND_COMPLETED when a FAILED one gave its held amount back; in the same transaction as the change. Retried until delivered (WEBHOOK_RETRY_SCHEDULE).',
+    OutgoingPaymentWebhookSchema,
   ),
   'test-webhook': delivery('testWebhook', 'Test webhook', 'Sent once by POST /sandbox/webhooks/test; not retried.', TestWebhookSchema),
 };

@@ -13,6 +13,7 @@ import { sandboxClockRoutes } from './sandbox-clock.js';
 import { sandboxCustomerRoutes } from './sandbox-customers.js';
 import { tokenRoutes } from './tokens.js';
 import { transactionRoutes } from './transactions.js';
+import { transferRoutes } from './transfers.js';
 import type { RouteModule } from './types.js';
 import { configRoutes } from './config.js';
 import { sandboxWebhookRoutes } from './sandbox-webhooks.js';
@@ -31,6 +32,7 @@ export const routeModules: RouteModule[] = [
   tokenRoutes, endUserTermsRoutes, customerBulkRoutes, customerRoutes, beneficialOwnerRoutes, documentRoutes, cardRoutes, transactionRoutes, configRoutes,
   webhookEventRoutes, internalAccountRoutes, verificationRoutes, contactVerificationRoutes, kycLinkRoutes, requestLogRoutes, externalAccountRoutes,
   exchangeRateRoutes, quoteRoutes, receiverRoutes, invitationRoutes, directoryRoutes, cryptoRoutes,
+  transferRoutes,
 ];
 
 /**

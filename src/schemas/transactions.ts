@@ -117,7 +117,7 @@ const FILTER_STATUSES = [...TRANSACTION_STATUSES, ...CARD_TRANSACTION_STATUSES.f
 
 const text = (maxLength: number, description: string) => Type.Optional(Type.String({ minLength: 1, maxLength, description }));
 const instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', description }));
-const NOT_ON_CARDS = 'card transactions have none, so any value matches nothing';
+const NOT_ON_CARDS = 'transfers only (card transactions have none)';
 
 export const ListTransactionsQuery = Type.Object(
   {
@@ -133,13 +133,13 @@ export const ListTransactionsQuery = Type.Object(
     status: Type.Optional(
       Type.Enum(FILTER_STATUSES, {
         ...extension('The card transaction statuses AUTHORIZED, PARTIALLY_SETTLED, SETTLED, EXCEPTION and DECLINED as values'),
-        description: 'Only transactions in this status; a status no card transaction has (CREATED, COMPLETED, ...) matches nothing',
+        description: 'Only transactions in this status: transfers are PENDING, COMPLETED or FAILED; card transactions have their own statuses',
       }),
     ),
     type: Type.Optional(
       Type.Enum(['INCOMING', 'OUTGOING', 'CARD'], {
         ...extension('The value CARD'),
-        description: 'Only transactions of this type; every transaction here is a CARD one, so INCOMING and OUTGOING match nothing',
+        description: 'Only transactions of this type: INCOMING (transfers in), OUTGOING (transfers out) or CARD',
       }),
     ),
     reference: text(256, `Payment reference: ${NOT_ON_CARDS}`),

@@ -1,3 +1,4 @@
+import { IncomingTransactionSchema, OutgoingTransactionSchema } from './transfers.js';
 import { Type, type TSchema } from 'typebox';
 import { CARD_FUNDING_SOURCE_CHANGE_EVENT, CARD_STATE_CHANGE_EVENT } from '../domain/cards/card-lifecycle.js';
 import { CARD_TRANSACTION_STATUSES, OPERATION_KINDS } from '../domain/cards/card-transactions.js';
@@ -113,4 +114,18 @@ export const InvitationClaimedWebhookSchema = envelope(
   UmaInvitationSchema,
   {},
   'An UMA invitation of the platform was claimed; data is the invitation after the claim',
+);
+
+export const IncomingPaymentWebhookSchema = envelope(
+  Type.Enum(['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.COMPLETED', 'INCOMING_PAYMENT.FAILED']),
+  IncomingTransactionSchema,
+  {},
+  'A transfer-in was created (PENDING, or FAILED at once) or ended (COMPLETED, FAILED); data is the transaction then. Informational: a transfer-in never waits for the platform\'s approval',
+);
+
+export const OutgoingPaymentWebhookSchema = envelope(
+  Type.Enum(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']),
+  OutgoingTransactionSchema,
+  {},
+  'A transfer-out was created (PENDING, or FAILED at once) or ended (COMPLETED, FAILED); a FAILED one that held its amount is followed by REFUND_COMPLETED with the refund settled; data is the transaction then',
 );

@@ -3,6 +3,7 @@ import type { DocumentTables } from './tables/documents.js';
 import type { BeneficialOwnerTables } from './tables/beneficial-owners.js';
 import type { CardRevealTables } from './tables/card-reveals.js';
 import type { OnboardingLinkTables } from './tables/onboarding-links.js';
+import type { PaymentTransactionTables } from './tables/payment-transactions.js';
 import type { CardTables } from './tables/cards.js';
 import type { CustomerTables } from './tables/customers.js';
 import type { ExternalAccountTables } from './tables/external-accounts.js';
@@ -20,6 +21,7 @@ import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhoo
 export interface Database
   extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables,
     InternalAccountTables, VerificationTables, RequestLogTables, ExternalAccountTables, DocumentTables, BulkImportTables, OnboardingLinkTables,
-    QuoteTables {
+    QuoteTables,
+    PaymentTransactionTables {
   webhook_events: WebhookEventRow & WebhookEventDeliveryColumns;
 }

@@ -4,7 +4,7 @@ import type { Executor, Queryable } from './store.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /** The tables whose rows a platform's lists show, ordered by (list_position, id). */
-export type ListedTable = 'customers' | 'cards' | 'card_transactions' | 'api_tokens' | 'webhook_events' | 'internal_accounts' | 'verifications' | 'external_accounts' | 'documents';
+export type ListedTable = 'customers' | 'cards' | 'card_transactions' | 'api_tokens' | 'webhook_events' | 'internal_accounts' | 'verifications' | 'external_accounts' | 'documents' | 'payment_transactions';
 
 /** Rows a unit of work has put on platforms' lists: by platform, then table. */
 export type ListedRows = Map<string, Map<ListedTable, string[]>>;

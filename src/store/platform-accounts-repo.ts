@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Executor } from './store.js';
+import type { UnitOfWork } from './unit-of-work.js';
 import type { LedgerEntryRow, PlatformInternalAccountRow } from './tables/internal-accounts.js';
 
 /** Inserts the rows the platform lacks; the unique (platform, type, currency) makes concurrent callers agree. */
@@ -21,6 +23,13 @@ export async function listPlatformAccounts(db: Executor, platformId: string, fil
 /** One of this platform's own accounts; another platform's is not found. */
 export async function findPlatformAccount(db: Executor, platformId: string, id: string): Promise<PlatformInternalAccountRow | undefined> {
   return db.selectFrom('platform_internal_accounts').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
+}
+
+/** findPlatformAccount, its row locked until the unit of work ends on PostgreSQL (SQLite serializes writers already). */
+export async function lockPlatformAccount(uow: UnitOfWork, platformId: string, id: string): Promise<PlatformInternalAccountRow | undefined> {
+  let q = uow.db.selectFrom('platform_internal_accounts').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+  if (uow.engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
+  return q.executeTakeFirst();
 }
 
 /** Appends entries to a platform account and moves its balances by their sums, in the caller's transaction (the update locks the row). */

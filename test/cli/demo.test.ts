@@ -23,7 +23,11 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/✓ balance after credit authorization cleared \(credited\): available 5500 \/ total 5500/);
     expect(stdout).toMatch(/✓ balance after financial credit \(credited at once\): available 5800 \/ total 5800/);
     expect(stdout).toMatch(/✓ balance_inquiry +itt_[0-9a-f]{32} +expected CARD_TRANSACTION\.SETTLED +got CARD_TRANSACTION\.SETTLED verified both ways/);
-    expect(stdout).toMatch(/✓ 11 balance checks, 0 differing from the ledger's arithmetic/);
+    expect(stdout).toMatch(/✓ balance after transfer-in 2000 \(credited\): available 7800 \/ total 7800/);
+    expect(stdout).toMatch(/✓ balance after transfer-out 1500 \(debited\): available 6300 \/ total 6300/);
+    expect(stdout).toMatch(/✓ transfer-out 1500 +Transaction:\S+ +expected OUTGOING_PAYMENT\.COMPLETED +got it, verified both ways/);
+    expect(stdout).toMatch(/✓ transfer-in 2000 +Transaction:\S+ +expected INCOMING_PAYMENT\.COMPLETED +got it, verified both ways/);
+    expect(stdout).toMatch(/✓ 13 balance checks, 0 differing from the ledger's arithmetic/);
     expect(stdout).toMatch(/✓ test webhook +expected TEST +got TEST verified both ways/);
     expect(stdout).toMatch(/✓ verification +expected CUSTOMER\.KYB_APPROVED +got it, verified both ways/);
     expect(stdout).toMatch(/⇐ webhook TEST webhook-id=Webhook:\S+ X-Grid-Signature ✓ webhook-signature ✓/);

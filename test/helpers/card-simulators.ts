@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { isHoldKind } from '../../src/domain/accounts/ledger.js';
 import { landOperations } from '../../src/domain/cards/card-simulations.js';
 import { startWorker } from '../../src/jobs/index.js';
 import { entriesOf } from '../../src/store/accounts-repo.js';
@@ -77,7 +78,7 @@ export async function startSimulatorHarness(t: TestApp, funds: number): Promise<
       expect({ available: account.balance.amount, total: account.totalBalance.amount }, step).toEqual(h.model);
       const entries = await entriesOf(t.services.store.db, accountId);
       expect(entries.reduce((sum, e) => sum + Number(e.amount), 0), `${step}: available = sum of the entries`).toBe(h.model.available);
-      const settled = entries.filter((e) => !['HOLD', 'HOLD_RELEASE'].includes(e.kind));
+      const settled = entries.filter((e) => !isHoldKind(e.kind));
       expect(settled.reduce((sum, e) => sum + Number(e.amount), 0), `${step}: total = sum of the entries that are not holds`).toBe(h.model.total);
     },
     async expectLandedOnce(cardTransactionId, token) {

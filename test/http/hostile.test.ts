@@ -477,7 +477,7 @@ function templatesFor(
   ids: {
     customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string;
     revealPage: string; verification: string; pending: string; externalAccount: string; wallet: string; platformExternalAccount: string;
-    document: string; deletableDocument: string; importJob: string; contact: string; kycPage: string;
+    document: string; deletableDocument: string; importJob: string; contact: string; kycPage: string; transfer: string;
     quote: string; invitation: string; inviterUma: string; btcAccount: string;
   },
   body: { customer: unknown; owner: unknown },
@@ -561,6 +561,16 @@ function templatesFor(
     'GET /sandbox-pages/cards/reveal/:token': { method: 'GET', path: '/sandbox-pages/cards/reveal/:id', id: ids.revealPage.split('/').pop()! },
     'GET /transactions': { method: 'GET', path: `${BASE}/transactions`, query: { cardId: ids.card, limit: '3' } },
     'GET /transactions/:id': { method: 'GET', path: `${BASE}/transactions/:id`, id: ids.transaction },
+    'POST /transfer-in': { method: 'POST', path: `${BASE}/transfer-in`, body: { source: { accountId: ids.externalAccount }, destination: { accountId: ids.account }, amount: 1250 } },
+    'POST /transfer-out': {
+      method: 'POST',
+      path: `${BASE}/transfer-out`,
+      body: { source: { accountId: ids.account }, destination: { accountId: ids.externalAccount, paymentRail: 'ACH' }, amount: 1250, remittanceInformation: 'INV-1', purposeOfPayment: 'GOODS_OR_SERVICES' },
+    },
+    'POST /transactions/:transactionId/confirm': { method: 'POST', path: `${BASE}/transactions/:id/confirm`, id: ids.transfer, body: { receiptDeliveryConfirmedAt: '2025-08-15T14:31:00Z' } },
+    'POST /transactions/:transactionId/approve': { method: 'POST', path: `${BASE}/transactions/:id/approve`, id: ids.transfer, body: { receiverCustomerInfo: { FULL_NAME: 'Ada' } } },
+    'POST /transactions/:transactionId/reject': { method: 'POST', path: `${BASE}/transactions/:id/reject`, id: ids.transfer, body: { reason: 'RESTRICTED_JURISDICTION' } },
+    'POST /transactions/:transactionId/cancel': { method: 'POST', path: `${BASE}/transactions/:id/cancel`, id: ids.transfer, body: { reason: 'REQUESTED_AFTER_HOURS' } },
     'POST /sandbox/cards/:id/simulate/authorization': sim('authorization', { amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BLUE BOTTLE', mcc: '5814', country: 'US' } }),
     'POST /sandbox/cards/:id/simulate/clearing': sim('clearing', { cardTransactionId: ids.transaction, amount: 100 }),
     'POST /sandbox/cards/:id/simulate/return': sim('return', { cardTransactionId: ids.transaction, amount: 100 }),
@@ -740,12 +750,15 @@ async function fixtures(t: TestApp) {
   const btcHolder = (await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', currencies: ['BTC'] })).json().id as string;
   const btcAccount = (await t.caller.req('GET', `/customers/internal-accounts?customerId=${btcHolder}&currency=BTC`)).json().data[0].id as string;
   for (const res of [quote, invitation]) expect(res.statusCode, res.body).toBe(201);
+  const transfer = await t.caller.req('POST', '/transfer-in', { source: { accountId: externalAccount.json().id }, destination: { accountId: accounts.json().data[0].id }, amount: 500 });
+  expect(transfer.statusCode, transfer.body).toBe(201);
   const ids = {
     customer, deletable, account: accounts.json().data[0].id, owner: owner.json().id, card: cardId, transaction: auth.json().cardTransactionId, token: token.json().id,
     revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id,
     externalAccount: externalAccount.json().id, wallet: wallet.json().id, platformExternalAccount: platformExternalAccount.json().id,
     importJob: imported.json().jobId as string, document, deletableDocument, kycPage: new URL(kycLink.json().kycUrl).pathname, contact: contact.json().id,
     quote: quote.json().id, invitation: invitation.json().code, inviterUma, btcAccount,
+    transfer: transfer.json().id,
   };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });
 }

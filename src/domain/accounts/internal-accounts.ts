@@ -52,6 +52,8 @@ export interface Posting {
   movements: Movement[];
   cardTransactionId?: string;
   cardOperationId?: string;
+  /** The transfer (payment transaction) that made the entries. */
+  paymentTransactionId?: string;
 }
 
 /**
@@ -81,6 +83,7 @@ export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now
         amount: m.amount,
         card_transaction_id: p.cardTransactionId ?? null,
         card_operation_id: p.cardOperationId ?? null,
+        ...(p.paymentTransactionId === undefined ? {} : { payment_transaction_id: p.paymentTransactionId }),
         created_at: now,
       });
     }

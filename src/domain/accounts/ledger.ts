@@ -1,5 +1,5 @@
 /**
- * The ledger's arithmetic, pure: which entries a card operation writes, and what they do to the
+ * The ledger's arithmetic, pure: which entries a card operation or a transfer writes, and what they do to the
  * balances. Every entry's amount is signed, in minor units, and is its effect on the available
  * balance; holds and hold releases do not move the total. So, for any account:
  *   available = sum of every entry = funded - debits + credits - open holds
@@ -7,7 +7,10 @@
  */
 import type { Ledger } from '../cards/card-transactions.js';
 
-export const ENTRY_KINDS = ['FUNDING', 'HOLD', 'HOLD_RELEASE', 'CLEARING_DEBIT', 'CLEARING_CREDIT', 'RETURN_CREDIT', 'RETURN_REVERSAL_DEBIT'] as const;
+export const ENTRY_KINDS = [
+  'FUNDING', 'HOLD', 'HOLD_RELEASE', 'CLEARING_DEBIT', 'CLEARING_CREDIT', 'RETURN_CREDIT', 'RETURN_REVERSAL_DEBIT',
+  'TRANSFER_OUT_HOLD', 'TRANSFER_OUT_HOLD_RELEASE', 'TRANSFER_OUT_DEBIT', 'TRANSFER_IN_CREDIT',
+] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
 export interface Movement {
@@ -16,7 +19,10 @@ export interface Movement {
   amount: number;
 }
 
-const HOLD_KINDS: ReadonlySet<EntryKind> = new Set(['HOLD', 'HOLD_RELEASE']);
+const HOLD_KINDS: ReadonlySet<EntryKind> = new Set(['HOLD', 'HOLD_RELEASE', 'TRANSFER_OUT_HOLD', 'TRANSFER_OUT_HOLD_RELEASE']);
+
+/** Whether an entry of this kind is a hold or a hold's release (it moves the available balance only). */
+export const isHoldKind = (kind: string): boolean => HOLD_KINDS.has(kind as EntryKind);
 
 /** What a movement does to the total balance: holds and their releases leave it alone. */
 export const totalEffect = (m: Movement): number => (HOLD_KINDS.has(m.kind) ? 0 : m.amount);

@@ -39,6 +39,27 @@ export async function fundPlatformAccount(uow: UnitOfWork, platformId: string, a
 }
 
 /**
+ * Writes movements to one of the platform's own accounts (their entries naming `paymentTransactionId`),
+ * with its INTERNAL_ACCOUNT.BALANCE_UPDATED event, in the caller's unit of work.
+ */
+export async function postToPlatformAccount(uow: UnitOfWork, platformId: string, accountId: string, movements: Movement[], paymentTransactionId: string, now: number): Promise<InternalAccount> {
+  const entries = movements.map((m) => ({
+    id: newId('LedgerEntry'),
+    platform_id: platformId,
+    account_id: accountId,
+    kind: m.kind,
+    amount: m.amount,
+    card_transaction_id: null,
+    card_operation_id: null,
+    payment_transaction_id: paymentTransactionId,
+    created_at: now,
+  }));
+  const account = renderPlatformAccount(await appendPlatformEntries(uow.db, accountId, entries, balanceDelta(movements), now));
+  await recordWebhookEvent(uow, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
+  return account;
+}
+
+/**
  * The platform's own accounts: one per currency of its supportedCurrencies (USD always), opened
  * when first listed after the currency was configured; a currency removed later keeps its account.
  */

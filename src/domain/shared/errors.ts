@@ -57,6 +57,20 @@ export class InvalidStateError extends DomainError {
   }
 }
 
+/** A payment transaction's state refuses the operation, with the document's code for it. */
+export class TransactionStateError extends InvalidStateError {
+  constructor(message: string, currentStatus: string, readonly code: 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL' | 'TRANSACTION_NOT_CANCELLABLE') {
+    super(message, currentStatus);
+  }
+}
+
+/** A transfer to or from an external account whose ownership is still to be verified. */
+export class ExternalAccountVerificationRequiredError extends DomainError {
+  constructor(readonly errors: FieldError[]) {
+    super(`Invalid ${errors[0]?.field ?? 'account'}: ${errors[0]?.message ?? 'ownership must be verified first'}`);
+  }
+}
+
 /** A CLOSED card refuses every change: `alreadyClosed` when the change asked was closing it again. */
 export class CardClosedError extends InvalidStateError {
   constructor(message: string, readonly alreadyClosed: boolean) {

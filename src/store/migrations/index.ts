@@ -24,6 +24,7 @@ import { m022ExternalAccounts } from './022-external-accounts.js';
 import { m023RequestLogs } from './023-request-logs.js';
 import { m025OnboardingLinks } from './025-onboarding-links.js';
 import { m026InternalAccountsCurrencies } from './026-internal-accounts-currencies.js';
+import { m027PaymentTransactions } from './027-payment-transactions.js';
 import { m028Quotes } from './028-quotes.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
@@ -53,5 +54,6 @@ export const migrations: Record<string, MigrationFactory> = {
   '023_request_logs': m023RequestLogs,
   '025_onboarding_links': m025OnboardingLinks,
   '026_internal_accounts_currencies': m026InternalAccountsCurrencies,
+  '027_payment_transactions': m027PaymentTransactions,
   '028_quotes': m028Quotes,
 };

@@ -33,6 +33,8 @@ export interface LedgerEntryRow {
   /** The card transaction and operation that made it; null for a funding. */
   card_transaction_id: string | null;
   card_operation_id: string | null;
+  /** The transfer that made it (migration 027); null or absent otherwise. */
+  payment_transaction_id?: string | null;
   created_at: number;
 }
 

@@ -1,0 +1,155 @@
+import { lockAccounts } from '../../store/accounts-repo.js';
+import { findCustomer } from '../../store/customers-repo.js';
+import { getExternalAccount } from '../../store/external-accounts-repo.js';
+import { enqueueJob } from '../../store/jobs-repo.js';
+import { lockPlatformAccount } from '../../store/platform-accounts-repo.js';
+import * as repo from '../../store/payment-transactions-repo.js';
+import type { Store } from '../../store/store.js';
+import type { ExternalAccountRow } from '../../store/tables/external-accounts.js';
+import type { PaymentTransactionRow } from '../../store/tables/payment-transactions.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
+import { isBankAccount, PAYMENT_RAILS, type AccountType } from '../external-accounts/account-types.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
+import type { Environment } from '../platform/tokens.js';
+import { ExternalAccountVerificationRequiredError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
+import { paymentEvent, postTransfer, TRANSFER_SETTLEMENT_JOB, type PaymentType, type TransferSettlementJob } from './payment-lifecycle.js';
+import { renderPaymentTransaction, type PaymentTransaction } from './render.js';
+import { DELAYED_FAILURE_MS, failsAtOnce, failureReasonOf, transferOutcome } from './transfer-outcomes.js';
+
+export interface TransferInput {
+  /** The internal account (transfer-out's source, transfer-in's destination). */
+  internalAccountId: string;
+  externalAccountId: string;
+  amount: number;
+  paymentRail?: string | undefined;
+  remittanceInformation?: string | undefined;
+  purposeOfPayment?: string | undefined;
+}
+
+/** Where each account of a request is named, for the 400s. */
+const FIELDS = {
+  INCOMING: { internal: 'destination.accountId', external: 'source.accountId' },
+  OUTGOING: { internal: 'source.accountId', external: 'destination.accountId' },
+} as const;
+
+/** Ownership still to be proven: a transfer to or from the account waits for it. */
+const AWAITING_OWNERSHIP = new Set(['PENDING_OWNERSHIP_VERIFICATION', 'UNVERIFIED']);
+
+/**
+ * Same-currency transfers between an internal account and an external account of the same owner (a
+ * customer, or the platform itself):
+ * POST /transfer-in (a pull: credits on completion) and POST /transfer-out (a push: holds the amount
+ * at once, debits it on completion). The sandbox's suffix on the external account decides the outcome.
+ */
+export class TransferService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: PlatformClock,
+  ) {}
+
+  transferIn(platformId: string, environment: Environment, input: TransferInput, within?: UnitOfWork): Promise<PaymentTransaction> {
+    return this.create(platformId, environment, 'INCOMING', input, within);
+  }
+
+  transferOut(platformId: string, environment: Environment, input: TransferInput, within?: UnitOfWork): Promise<PaymentTransaction> {
+    return this.create(platformId, environment, 'OUTGOING', input, within);
+  }
+
+  /**
+   * Checks the accounts (an unknown, foreign or other customer's external account is a 404, as a
+   * missing one is), then creates the transaction: FAILED at once for 002, 003 and (out) an
+   * available balance below the amount, else PENDING with its settlement job.
+   */
+  private create(platformId: string, environment: Environment, type: PaymentType, input: TransferInput, within?: UnitOfWork): Promise<PaymentTransaction> {
+    return this.store.transaction(async (uow) => {
+      const fields = FIELDS[type];
+      const internal = await this.lockInternal(uow, platformId, input.internalAccountId);
+      if (!internal) throw new NotFoundError('InternalAccount', input.internalAccountId);
+      const owner = internal.customer_id;
+      // An external account of another customer, or of the platform for a customer's account (and the reverse), is as unknown as a missing one.
+      const external = await getExternalAccount(uow, platformId, input.externalAccountId);
+      if (!external || external.customer_id !== owner) throw new NotFoundError('ExternalAccount', input.externalAccountId);
+      if (AWAITING_OWNERSHIP.has(external.status)) {
+        throw new ExternalAccountVerificationRequiredError([{ field: fields.external, message: `is ${external.status}: verify its ownership first (POST .../challenge, .../verify)` }]);
+      }
+      const customer = owner === null ? undefined : await findCustomer(uow.db, platformId, owner);
+      const errors: FieldError[] = [];
+      if (owner !== null && customer?.kyc_status !== 'APPROVED') {
+        errors.push({ field: fields.internal, message: `belongs to a customer whose KYC status is ${customer?.kyc_status ?? 'unknown'}; moving money needs APPROVED` });
+      }
+      if (internal.status !== 'ACTIVE') errors.push({ field: fields.internal, message: `is ${internal.status}; only an ACTIVE account moves money` });
+      if (external.status !== 'ACTIVE') errors.push({ field: fields.external, message: `is ${external.status}; only an ACTIVE account moves money` });
+      if (external.currency !== internal.currency) {
+        errors.push({ field: fields.external, message: `is in ${external.currency} and the internal account in ${internal.currency}: a transfer moves one currency` });
+      }
+      const rail = railOf(external, input.paymentRail, errors);
+      if (errors.length > 0) throw new ValidationError(errors);
+
+      const now = await this.clock.now(platformId, uow);
+      const outcome = transferOutcome(external.identifier, environment === 'sandbox');
+      const short = type === 'OUTGOING' && !failsAtOnce(outcome) && Number(internal.available_balance) < input.amount;
+      const failed = failsAtOnce(outcome) || short;
+      const row: repo.PaymentTransactionView = {
+        id: newId('Transaction'),
+        platform_id: platformId,
+        customer_id: owner,
+        type,
+        direction: type === 'INCOMING' ? 'CREDIT' : 'DEBIT',
+        status: failed ? 'FAILED' : 'PENDING',
+        internal_account_id: internal.id,
+        external_account_id: external.id,
+        external_identifier: external.identifier,
+        currency: internal.currency,
+        amount: input.amount,
+        payment_rail: type === 'OUTGOING' ? rail.rail : null,
+        rail_selection_mode: type === 'OUTGOING' ? rail.mode : null,
+        remittance_information: input.remittanceInformation ?? null,
+        purpose_of_payment: input.purposeOfPayment ?? null,
+        outcome,
+        failure_reason: failed ? failureReasonOf(type, short ? 'NO_AVAILABLE_BALANCE' : outcome) : null,
+        refund: null,
+        reference: `TRF-${newId('Transaction').slice(-12).toUpperCase()}`,
+        receipt_delivery_confirmed_at: null,
+        settled_at: null,
+        created_at: now,
+        updated_at: now,
+        platform_customer_id: customer?.platform_customer_id ?? null,
+      };
+      const { platform_customer_id: _, ...stored } = row;
+      await repo.insertPaymentTransaction(uow, stored satisfies PaymentTransactionRow);
+      if (!failed && type === 'OUTGOING') await postTransfer(uow, row, [{ kind: 'TRANSFER_OUT_HOLD', amount: -input.amount }], now);
+      const rendered = renderPaymentTransaction(row);
+      await recordWebhookEvent(uow, { platformId, type: paymentEvent(type, row.status), fields: { data: rendered } }, now);
+      if (!failed) {
+        const payload: TransferSettlementJob = { platformId, transactionId: row.id };
+        // Due now; a 005 transfer is due DELAYED_FAILURE_MS later on the platform's clock (an advance pulls it forward).
+        const delay = outcome === 'DELAYED_FAILURE' ? DELAYED_FAILURE_MS : 0;
+        await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay }, now);
+      }
+      return rendered;
+    }, within);
+  }
+  /**
+   * The internal account, locked (PostgreSQL: for no key update, as a card authorization's landing
+   * locks it): a customer's, or one of the platform's own (customer_id null).
+   */
+  private async lockInternal(uow: UnitOfWork, platformId: string, id: string): Promise<{ id: string; customer_id: string | null; status: string; currency: string; available_balance: number } | undefined> {
+    const [customers] = (await lockAccounts(uow, [id])).filter((a) => a.platform_id === platformId);
+    if (customers) return customers;
+    const own = await lockPlatformAccount(uow, platformId, id);
+    return own && { ...own, customer_id: null };
+  }
+}
+
+/** The rail of a transfer-out: the one asked for, which the account must reach (else a 400), or the first its type reaches; wallets have none. */
+function railOf(external: ExternalAccountRow, asked: string | undefined, errors: FieldError[]): { rail: string | null; mode: 'AUTO' | 'MANUAL' | null } {
+  const type = external.account_type as AccountType;
+  const rails: readonly string[] = isBankAccount(type) ? PAYMENT_RAILS[type] : [];
+  if (asked === undefined) return rails.length === 0 ? { rail: null, mode: null } : { rail: rails[0]!, mode: 'AUTO' };
+  if (!rails.includes(asked)) {
+    errors.push({ field: 'destination.paymentRail', constraint: { enum: [...rails] }, message: rails.length === 0 ? `an account of type ${type} is paid on no rail` : `must be one of the rails of a ${type}: ${rails.join(', ')}` });
+  }
+  return { rail: asked, mode: 'MANUAL' };
+}

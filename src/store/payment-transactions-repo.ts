@@ -1,0 +1,78 @@
+import { sql } from 'kysely';
+import { afterPosition, keysetOrder } from './keyset.js';
+import { insertListed } from './list-clock.js';
+import type { PageQuery } from './page.js';
+import type { Executor } from './store.js';
+import type { PaymentTransactionRow } from './tables/payment-transactions.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/** A payment transaction with its customer's platform-specific id (null for the platform's own), as every read renders it. */
+export type PaymentTransactionView = PaymentTransactionRow & { platform_customer_id: string | null };
+
+/** Inserts a transfer, placed on the platform's lists (beside card transactions) when the unit of work commits. */
+export async function insertPaymentTransaction(uow: UnitOfWork, row: PaymentTransactionRow): Promise<void> {
+  await insertListed(uow, 'payment_transactions', row, (db, r) => db.insertInto('payment_transactions').values(r).execute());
+}
+
+function visible(db: Executor, platformId: string) {
+  return db.selectFrom('payment_transactions as t').leftJoin('customers as c', 'c.id', 't.customer_id').where('t.platform_id', '=', platformId);
+}
+
+/** One of this platform's payment transactions; another platform's is not found. */
+export async function findPaymentTransaction(db: Executor, platformId: string, id: string): Promise<PaymentTransactionView | undefined> {
+  return visible(db, platformId).selectAll('t').select('c.platform_customer_id').where('t.id', '=', id).executeTakeFirst();
+}
+
+/** findPaymentTransaction, its row locked until the unit of work ends on PostgreSQL (SQLite serializes writers already). */
+export async function lockPaymentTransaction(uow: UnitOfWork, platformId: string, id: string): Promise<PaymentTransactionView | undefined> {
+  const q = visible(uow.db, platformId).selectAll('t').select('c.platform_customer_id').where('t.id', '=', id);
+  return (uow.engine === 'postgres' ? q.modifyEnd(sql`for no key update of t`) : q).executeTakeFirst();
+}
+
+export async function updatePaymentTransaction(
+  db: Executor,
+  id: string,
+  change: Partial<Pick<PaymentTransactionRow, 'status' | 'failure_reason' | 'refund' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'updated_at'>>,
+): Promise<void> {
+  await db.updateTable('payment_transactions').set(change).where('id', '=', id).execute();
+}
+
+export interface PaymentTransactionFilters {
+  /** A customer's transfers, or null for those of the platform's own accounts. */
+  customerId?: string | null | undefined;
+  platformCustomerId?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  /** Matches the external account's identifier on either side. */
+  accountIdentifier?: string | undefined;
+  /** The sender's identifier: the external account of an INCOMING transfer. */
+  senderAccountIdentifier?: string | undefined;
+  /** The receiver's identifier: the external account of an OUTGOING transfer. */
+  receiverAccountIdentifier?: string | undefined;
+  reference?: string | undefined;
+  createdFrom?: number | undefined;
+  createdTo?: number | undefined;
+  matchesNothing?: boolean;
+}
+
+/** Up to limit + 1 transfers after the page's position in (list_position, id) order, and the count of every one of the filter. */
+export async function listPaymentTransactions(db: Executor, platformId: string, q: PageQuery, f: PaymentTransactionFilters): Promise<{ rows: PaymentTransactionView[]; total: number }> {
+  let base = visible(db, platformId);
+  if (f.customerId === null) base = base.where('t.customer_id', 'is', null);
+  else if (f.customerId !== undefined) base = base.where('t.customer_id', '=', f.customerId);
+  if (f.platformCustomerId !== undefined) base = base.where('c.platform_customer_id', '=', f.platformCustomerId);
+  if (f.status !== undefined) base = base.where('t.status', '=', f.status);
+  if (f.type !== undefined) base = base.where('t.type', '=', f.type);
+  if (f.accountIdentifier !== undefined) base = base.where('t.external_identifier', '=', f.accountIdentifier);
+  if (f.senderAccountIdentifier !== undefined) base = base.where('t.type', '=', 'INCOMING').where('t.external_identifier', '=', f.senderAccountIdentifier);
+  if (f.receiverAccountIdentifier !== undefined) base = base.where('t.type', '=', 'OUTGOING').where('t.external_identifier', '=', f.receiverAccountIdentifier);
+  if (f.reference !== undefined) base = base.where('t.reference', '=', f.reference);
+  if (f.createdFrom !== undefined) base = base.where('t.created_at', '>=', f.createdFrom);
+  if (f.createdTo !== undefined) base = base.where('t.created_at', '<=', f.createdTo);
+  if (f.matchesNothing) base = base.where(sql<boolean>`1 = 0`);
+  let page = base.selectAll('t').select('c.platform_customer_id');
+  if (q.after) page = page.where(afterPosition(q.after, 't', q.order));
+  const rows = await keysetOrder(page, q.order, 't').limit(q.limit + 1).execute();
+  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total) };
+}
