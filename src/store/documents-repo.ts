@@ -24,12 +24,15 @@ export async function replaceDocument(uow: UnitOfWork, platformId: string, id: s
   return true;
 }
 
-/** Deletes a document and its bytes; false when it is not this platform's. */
+/**
+ * Deletes a document and its bytes; false when it is not this platform's. The document's row goes
+ * first, as a replacement updates it first: on PostgreSQL the opposite order deadlocked against a
+ * concurrent PUT (the hostile sweep found it).
+ */
 export async function deleteDocument(uow: UnitOfWork, platformId: string, id: string): Promise<boolean> {
-  const found = await findDocument(uow.db, platformId, id);
-  if (!found) return false;
+  const res = await uow.db.deleteFrom('documents').where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();
+  if (Number(res.numDeletedRows) === 0) return false;
   await uow.db.deleteFrom('document_files').where('document_id', '=', id).execute();
-  await uow.db.deleteFrom('documents').where('id', '=', id).execute();
   return true;
 }
 
