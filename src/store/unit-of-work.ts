@@ -60,7 +60,8 @@ export class UnitOfWork {
   /** The base level, then one per open savepoint, innermost last. */
   private readonly levels: Queued[] = [new Queued()];
   private savepointCount = 0;
-  private committed = false;
+  /** The jobs inserted leased, once committed (see leasedJobs). */
+  private handedOver: readonly JobRow[] = [];
   /** Leases still to give to jobs this unit of work enqueues, per kind (see leaseEnqueuedJobs). */
   private grant: { owner: string; leaseMs: number; left: Map<string, number> } | undefined;
 
@@ -139,7 +140,7 @@ export class UnitOfWork {
 
   /** After the commit: the jobs it inserted leased (see leaseEnqueuedJobs), for their owner to run now. */
   leasedJobs(): readonly JobRow[] {
-    return this.committed ? this.levels[0]!.leased : [];
+    return this.handedOver;
   }
 
   /** Runs `fn` inside a savepoint: released when it resolves, rolled back (dropping what it queued) when it throws. */
@@ -190,7 +191,7 @@ export class UnitOfWork {
     }
     await assignListPositions(this, queued.listed, this.clock());
     await this.trx.commit().execute();
-    this.committed = true;
+    this.handedOver = queued.leased;
     for (const signal of queued.signals) signal();
   }
 
