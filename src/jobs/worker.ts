@@ -352,7 +352,7 @@ export class Worker {
     }
     const { uow, failures, finishes } = committed;
     this.release(leases);
-    // Measured (one authorization at a time, PostgreSQL): the webhook left a wake-up and a claim sooner.
+    // No wake-up, claim and due-time read between a landing's commit and its webhooks (bench card-round-trips, PostgreSQL: 26 -> 16 statements from 202 to webhook with the rest).
     for (const job of uow.leasedJobs()) this.track(job.kind, this.execute(job));
     for (const [i, item] of batch.entries()) {
       if (failures[i] !== undefined) item.reject(failures[i]);
