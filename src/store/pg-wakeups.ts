@@ -25,7 +25,8 @@ export class PgListener implements WakeupListener {
   constructor(
     private readonly url: string,
     private readonly channel: string,
-    private readonly onWake: () => void,
+    /** Called with the notification's payload; without one after a reconnection. */
+    private readonly onWake: (payload?: string) => void,
     private readonly onError: (err: unknown) => void = () => undefined,
     private readonly ignore?: string,
   ) {
@@ -57,7 +58,7 @@ export class PgListener implements WakeupListener {
     client.on('end', () => drop());
     client.on('notification', (msg) => {
       // Its own NOTIFY coming back woke the worker a second time: a claim and a due-time read per commit, for nothing.
-      if (msg.channel === this.channel && (this.ignore === undefined || msg.payload !== this.ignore)) this.onWake();
+      if (msg.channel === this.channel && (this.ignore === undefined || msg.payload !== this.ignore)) this.onWake(msg.payload);
     });
     try {
       await client.connect();

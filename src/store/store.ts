@@ -55,7 +55,7 @@ export interface Store extends Queryable {
    */
   wakeups?: {
     notify(channel: string): void;
-    listen(channel: string, onWake: () => void, onError?: (err: unknown) => void): WakeupListener;
+    listen(channel: string, onWake: (payload?: string) => void, onError?: (err: unknown) => void): WakeupListener;
   };
   close(): Promise<void>;
 }
