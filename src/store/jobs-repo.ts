@@ -25,14 +25,41 @@ export async function enqueueJob(uow: UnitOfWork, job: NewJob, now = Date.now())
   await enqueueJobs(uow, [job], now);
 }
 
-/** Adds jobs in one statement (see enqueueJob). */
+/** Adds jobs in one statement (see enqueueJob, enqueuedRows). */
 export async function enqueueJobs(uow: UnitOfWork, jobs: readonly NewJob[], now = Date.now()): Promise<void> {
   if (jobs.length === 0) return;
-  await uow.db
-    .insertInto('jobs')
-    .values(jobs.map((job) => jobRow(job, now)))
-    .execute();
-  uow.jobsEnqueued();
+  const { rows, inserted } = enqueuedRows(uow, jobs, now);
+  await uow.db.insertInto('jobs').values(rows).execute();
+  inserted();
+}
+
+/**
+ * The rows that enqueue `jobs` in this unit of work, for an insert into `jobs` (enqueueJobs, or a
+ * statement that writes another table as well), and `inserted`, to call once that statement ran:
+ * it wakes the workers at the commit. In a unit of work that leases the jobs it enqueues
+ * (UnitOfWork.leaseEnqueuedJobs), those due now with no queue key are inserted leased, as a claim
+ * would leave them, and handed to their owner at the commit instead; every row then sets the
+ * lease's expiry as an expression (null for the others), so the text depends only on the number of rows.
+ */
+export function enqueuedRows(uow: UnitOfWork, jobs: readonly NewJob[], now: number) {
+  const leasing = uow.leasing;
+  if (!leasing) return { rows: jobs.map((job) => jobRow(job, now)), inserted: () => uow.jobsEnqueued() };
+  const leased: JobRow[] = [];
+  const rows = jobs.map((job) => {
+    const row = jobRow(job, now);
+    const lease = job.runAt === undefined && row.queue_key === null ? uow.takeLease(job.kind) : undefined;
+    if (lease) {
+      Object.assign(row, { lease_owner: lease.owner, attempts: 1 });
+      leased.push({ ...row, lease_expires_at: Date.now() + lease.leaseMs });
+    }
+    return { ...row, lease_expires_at: sql<number | null>`${dbClockMs(uow.engine)} + ${lease ? lease.leaseMs : null}` };
+  });
+  const inserted = () => {
+    for (const job of leased) uow.enqueuedLeased(job);
+    // The leased ones are run by their owner after the commit; the others wake the workers.
+    if (leased.length < rows.length) uow.jobsEnqueued();
+  };
+  return { rows, inserted };
 }
 
 /** The row a new job is inserted as. */

@@ -10,9 +10,10 @@ const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5_000;
 
 /**
- * One dedicated connection that LISTENs on `channel` and calls `onWake` for each notification.
- * When the connection drops it reconnects with backoff (100 ms doubling to 5 s), and calls
- * `onWake` once connected again, since notifications sent meanwhile are lost.
+ * One dedicated connection that LISTENs on `channel` and calls `onWake` for each notification,
+ * except those whose payload is `ignore` (this store's own notifications: its commits already woke
+ * this process in-process). When the connection drops it reconnects with backoff (100 ms doubling
+ * to 5 s), and calls `onWake` once connected again, since notifications sent meanwhile are lost.
  */
 export class PgListener implements WakeupListener {
   private client: pg.Client | undefined;
@@ -24,8 +25,10 @@ export class PgListener implements WakeupListener {
   constructor(
     private readonly url: string,
     private readonly channel: string,
-    private readonly onWake: () => void,
+    /** Called with the notification's payload; without one after a reconnection. */
+    private readonly onWake: (payload?: string) => void,
     private readonly onError: (err: unknown) => void = () => undefined,
+    private readonly ignore?: string,
   ) {
     void this.connect();
   }
@@ -54,7 +57,8 @@ export class PgListener implements WakeupListener {
     client.on('error', drop);
     client.on('end', () => drop());
     client.on('notification', (msg) => {
-      if (msg.channel === this.channel) this.onWake();
+      // Its own NOTIFY coming back woke the worker a second time: a claim and a due-time read per commit, for nothing.
+      if (msg.channel === this.channel && (this.ignore === undefined || msg.payload !== this.ignore)) this.onWake(msg.payload);
     });
     try {
       await client.connect();
@@ -92,6 +96,8 @@ export class PgNotifier {
   constructor(
     private readonly pool: pg.Pool,
     private readonly channel: string,
+    /** Sent as the payload: the store's own listeners ignore it (see PgListener). */
+    private readonly sender = '',
   ) {}
 
   notify(): void {
@@ -104,7 +110,7 @@ export class PgNotifier {
     const send = () => {
       this.lastSentAt = performance.now();
       void this.pool
-        .query('SELECT pg_notify($1, \'\')', [this.channel])
+        .query('SELECT pg_notify($1, $2)', [this.channel, this.sender])
         .catch(() => undefined)
         .finally(() => {
           this.inFlight = false;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Kysely, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
@@ -30,6 +31,8 @@ export function openPostgres(url: string, max: number): Store {
   const read = async <R>(query: CompiledQuery<R>): Promise<R[]> =>
     (await reads.query(pool, query.sql, query.parameters as unknown[])).rows as R[];
   const notifiers = new Map<string, PgNotifier>();
+  // Names this store's notifications, so its own listeners skip them (its commits wake this process in-process).
+  const self = randomUUID();
   const listeners = new Set<PgListener>();
   const store = sharedStore(db, 'postgres', read, async () => {
     await Promise.all([...listeners].map((l) => l.close()));
@@ -38,11 +41,11 @@ export function openPostgres(url: string, max: number): Store {
   store.wakeups = {
     notify(channel) {
       let n = notifiers.get(channel);
-      if (!n) notifiers.set(channel, (n = new PgNotifier(pool, channel)));
+      if (!n) notifiers.set(channel, (n = new PgNotifier(pool, channel, self)));
       n.notify();
     },
     listen(channel, onWake, onError) {
-      const listener = new PgListener(url, channel, onWake, onError);
+      const listener = new PgListener(url, channel, onWake, onError, self);
       listeners.add(listener);
       return {
         get connected() {

@@ -49,12 +49,13 @@ export interface Store extends Queryable {
   read<R>(query: CompiledQuery<R>): Promise<R[]>;
   /**
    * Wake-ups between processes, on PostgreSQL only (LISTEN/NOTIFY): `notify` tells every
-   * listener of the channel, once the caller's commit is done; `listen` holds one dedicated
+   * listener of the channel but this store's own (its commits wake this process in-process), once
+   * the caller's commit is done; `listen` holds one dedicated
    * connection, reconnecting if it drops. Absent on SQLite.
    */
   wakeups?: {
     notify(channel: string): void;
-    listen(channel: string, onWake: () => void, onError?: (err: unknown) => void): WakeupListener;
+    listen(channel: string, onWake: (payload?: string) => void, onError?: (err: unknown) => void): WakeupListener;
   };
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { ControlledTransaction } from 'kysely';
 import type { Database } from './database.js';
 import { assignListPositions, type ListedRows, type ListedTable } from './list-clock.js';
 import type { Engine, Trx } from './store.js';
+import type { JobRow } from './tables/jobs.js';
 
 /** Work a unit of work runs as its last statements before COMMIT (see UnitOfWork.beforeCommit). */
 export type CommitHook = (uow: UnitOfWork) => Promise<void>;
@@ -21,6 +22,8 @@ class Queued {
   readonly listed: ListedRows = new Map();
   /** Each runs once after COMMIT, however often it was asked for. */
   readonly signals = new Set<() => void>();
+  /** Jobs inserted already leased to the unit of work's worker (see UnitOfWork.leaseEnqueuedJobs). */
+  readonly leased: JobRow[] = [];
 
   hook(key: string, hook: CommitHook): void {
     this.hooks.delete(key); // re-inserted last: hooks run in the order of their latest request
@@ -39,6 +42,7 @@ class Queued {
     for (const [key, hook] of this.hooks) parent.hook(key, hook);
     for (const [platformId, byTable] of this.listed) for (const [table, ids] of byTable) for (const id of ids) parent.list(platformId, table, id);
     for (const signal of this.signals) parent.signals.add(signal);
+    parent.leased.push(...this.leased);
   }
 }
 
@@ -56,6 +60,10 @@ export class UnitOfWork {
   /** The base level, then one per open savepoint, innermost last. */
   private readonly levels: Queued[] = [new Queued()];
   private savepointCount = 0;
+  /** The jobs inserted leased, once committed (see leasedJobs). */
+  private handedOver: readonly JobRow[] = [];
+  /** Leases still to give to jobs this unit of work enqueues, per kind (see leaseEnqueuedJobs). */
+  private grant: { owner: string; leaseMs: number; left: Map<string, number> } | undefined;
 
   constructor(
     private readonly trx: ControlledTransaction<Database, string[]>,
@@ -99,6 +107,40 @@ export class UnitOfWork {
   /** Jobs were enqueued in this unit of work: the store wakes the workers once it commits (once per commit). */
   jobsEnqueued(): void {
     this.afterCommit(this.jobsEnqueuedSignal);
+  }
+
+  /**
+   * Jobs of these kinds that this unit of work enqueues due now and with no queue key, up to each
+   * kind's limit, are inserted already leased to `owner` (for `leaseMs` of the database's clock, a
+   * first attempt), as if claimed; once it commits, {@link leasedJobs} answers them for `owner` to
+   * run. Only a worker's batch asks for it: a landing's webhook deliveries then start in the same
+   * turn as its commit, without waiting for a wake-up and a claim.
+   */
+  leaseEnqueuedJobs(owner: string, leaseMs: number, limits: ReadonlyMap<string, number>): void {
+    this.grant = { owner, leaseMs, left: new Map(limits) };
+  }
+
+  /** The lease a job of `kind` enqueued now takes, if any is left (jobs-repo asks, row by row). */
+  takeLease(kind: string): { owner: string; leaseMs: number } | undefined {
+    const left = this.grant?.left.get(kind) ?? 0;
+    if (left <= 0) return undefined;
+    this.grant!.left.set(kind, left - 1);
+    return this.grant!;
+  }
+
+  /** Whether jobs enqueued now may be leased (their rows then carry the lease's columns; see takeLease). */
+  get leasing(): { leaseMs: number } | undefined {
+    return this.grant;
+  }
+
+  /** A job was inserted leased (see takeLease): answered by leasedJobs once this commits, dropped if its savepoint rolls back. */
+  enqueuedLeased(job: JobRow): void {
+    this.current.leased.push(job);
+  }
+
+  /** After the commit: the jobs it inserted leased (see leaseEnqueuedJobs), for their owner to run now. */
+  leasedJobs(): readonly JobRow[] {
+    return this.handedOver;
   }
 
   /** Runs `fn` inside a savepoint: released when it resolves, rolled back (dropping what it queued) when it throws. */
@@ -149,6 +191,7 @@ export class UnitOfWork {
     }
     await assignListPositions(this, queued.listed, this.clock());
     await this.trx.commit().execute();
+    this.handedOver = queued.leased;
     for (const signal of queued.signals) signal();
   }
 

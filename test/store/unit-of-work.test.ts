@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newCustomerRow } from '../../src/domain/customers/customers.js';
 import { IdempotencyKeys } from '../../src/http/idempotency-keys.js';
 import { insertCustomer } from '../../src/store/customers-repo.js';
-import { enqueueJob } from '../../src/store/jobs-repo.js';
+import { claimDueJobs, enqueueJob, enqueueJobs, finishJob } from '../../src/store/jobs-repo.js';
+import { insertWebhookEvents } from '../../src/store/webhook-events-repo.js';
 import { migrateToLatest } from '../../src/store/migrator.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { insertPlatform } from '../../src/store/tokens-repo.js';
@@ -184,6 +185,58 @@ for (const engine of ENGINES) {
       }
       await store.transaction((uow) => enqueueJob(uow, { id: `Job:${engine}-6`, kind: 'test.uow.stopped', payload: {} }));
       expect(wakes).toBe(2);
+    });
+
+    it('jobs enqueued under a lease grant are inserted leased to its owner (due now, no queue key, up to the limit), handed over after the commit, and no claim takes them', async () => {
+      const kind = `test.leased.${engine}`;
+      const other = `test.unleased.${engine}`;
+      const platformId = await newPlatform('leased');
+      let wakes = 0;
+      const stop = store.onJobsEnqueued(() => wakes++);
+      const uow = await store.begin();
+      try {
+        uow.leaseEnqueuedJobs('worker-a', 30_000, new Map([[kind, 3]]));
+        await enqueueJobs(uow, [
+          { id: `Job:${engine}-l1`, kind, payload: { n: 1 } },
+          { id: `Job:${engine}-l2`, kind, payload: { n: 2 }, queueKey: 'k' },
+          { id: `Job:${engine}-l3`, kind, payload: { n: 3 }, runAt: Date.now() + 60_000 },
+          { id: `Job:${engine}-l4`, kind: other, payload: { n: 4 } },
+        ]);
+        // Rolled back: its leased job is not handed over, and its lease was spent (the grant is a bound).
+        await uow
+          .savepoint(async (u) => {
+            await enqueueJobs(u, [{ id: `Job:${engine}-l5`, kind, payload: { n: 5 } }]);
+            throw new Error('undo');
+          })
+          .catch(() => undefined);
+        // The events and their delivery jobs in one statement on PostgreSQL: leased the same way.
+        await insertWebhookEvents(uow, [{ id: `Webhook:${engine}-l`, platform_id: platformId, type: 'TEST', body: '{}', delivery_state: 'PENDING', created_at: 1, updated_at: 1 }], [
+          { id: `Job:${engine}-l6`, kind, payload: { n: 6 } },
+          { id: `Job:${engine}-l7`, kind, payload: { n: 7 } },
+        ]);
+        expect(uow.leasedJobs()).toEqual([]);
+        await uow.commit();
+      } finally {
+        await uow.rollback();
+        stop();
+      }
+      expect(uow.leasedJobs().map((j) => [j.id, j.lease_owner, j.attempts])).toEqual([
+        [`Job:${engine}-l1`, 'worker-a', 1],
+        [`Job:${engine}-l6`, 'worker-a', 1],
+      ]);
+      // Jobs were left for the workers (l2, l3, l4, l7): they are woken once.
+      expect(wakes).toBe(1);
+      const rows = await store.db.selectFrom('jobs').selectAll().where('id', 'like', `Job:${engine}-l%`).orderBy('id').execute();
+      const lease = (id: string) => rows.find((r) => r.id === `Job:${engine}-${id}`)!;
+      for (const id of ['l1', 'l6']) {
+        expect(lease(id)).toMatchObject({ lease_owner: 'worker-a', attempts: 1, state: 'queued' });
+        expect(Number(lease(id).lease_expires_at)).toBeGreaterThan(Date.now() + 20_000);
+      }
+      for (const id of ['l2', 'l3', 'l4', 'l7']) expect(lease(id)).toMatchObject({ lease_owner: null, lease_expires_at: null, attempts: 0 });
+      expect(rows.map((r) => r.id)).not.toContain(`Job:${engine}-l5`);
+      const claimed = await claimDueJobs(store, { owner: 'worker-b', kinds: [kind, other], leaseMs: 30_000, limit: 10 });
+      expect(claimed.map((j) => j.id).sort()).toEqual([`Job:${engine}-l2`, `Job:${engine}-l4`, `Job:${engine}-l7`]);
+      expect(await finishJob(store, { id: `Job:${engine}-l1`, owner: 'worker-a', state: 'done', attempts: 1 })).toBe(true);
     });
 
     it('an idempotent request answered 4xx drops its work and what the work queued, and keeps its answer; a 2xx keeps both', async () => {

@@ -1,4 +1,4 @@
-import { enqueueJobs, type NewJob } from '../../store/jobs-repo.js';
+import type { NewJob } from '../../store/jobs-repo.js';
 import type { WebhookEventRow } from '../../store/tables/webhook-events.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { insertWebhookEvents } from '../../store/webhook-events-repo.js';
@@ -22,15 +22,14 @@ export async function recordWebhookEvent(uow: UnitOfWork, input: WebhookEventInp
   return (await recordWebhookEvents(uow, [input], now))[0]!;
 }
 
-/** recordWebhookEvent for several events, in two statements whatever their number (events, then jobs). */
+/** recordWebhookEvent for several events, in one or two statements whatever their number (see insertWebhookEvents). */
 export async function recordWebhookEvents(uow: UnitOfWork, inputs: readonly WebhookEventInput[], now = Date.now()): Promise<{ id: string; body: string }[]> {
   const rows: WebhookEventRow[] = inputs.map((input) => {
     const id = newId('Webhook');
     const body = JSON.stringify({ id, type: input.type, timestamp: new Date(now).toISOString(), ...input.fields });
     return { id, platform_id: input.platformId, type: input.type, body, delivery_state: 'PENDING', created_at: now, updated_at: now };
   });
-  await insertWebhookEvents(uow, rows);
-  await enqueueJobs(uow, deliveryJobs(rows), now);
+  await insertWebhookEvents(uow, rows, deliveryJobs(rows), now);
   return rows.map((r) => ({ id: r.id, body: r.body }));
 }
 
