@@ -8,7 +8,7 @@ const tags = ['Cross-Currency Transfers'];
 // The source and destination unions are documented, not compiled into a serializer: render builds exactly the answer.
 const serializerCompiler = () => (data: unknown) => JSON.stringify(data);
 
-export const quoteRoutes: RouteModule = (app, { quotes }) => {
+export const quoteRoutes: RouteModule = (app, { quotes, quotePayments }) => {
   app.post(
     '/quotes',
     {
@@ -31,6 +31,28 @@ export const quoteRoutes: RouteModule = (app, { quotes }) => {
       const quote = await quotes.create(request.principal.platformId, request.body as CreateQuoteInput, requestUnitOfWork(request));
       return reply.code(201).send(quote);
     },
+  );
+
+  app.post(
+    '/quotes/:quoteId/execute',
+    {
+      config: { permission: 'TRANSACT' },
+      serializerCompiler,
+      schema: {
+        tags,
+        summary: 'Execute a quote',
+        description:
+          "Creates the quote's OutgoingTransaction (id: the quote's transactionId) from its source internal account: the whole totalSendingAmount (fees within it) is held, then debited when the payment completes, " +
+          "the platform's fees credited to the platform's own internal account in the sending currency. The quote is PROCESSING, then COMPLETED or FAILED with its payment; OUTGOING_PAYMENT.* webhooks. " +
+          'In the sandbox the destination account\'s last three digits decide the outcome: 002 execution fails at once, 003 completes after six minutes of the platform\'s clock, 004 delivery fails, ' +
+          '005 completes then is returned, 006 is cancelled by the user, 007 payout and refund fail; any other completes. Held funds of a failure are refunded (not for 007). ' +
+          'A quote past expiresAt, or already executed: 409 INVALID_STATE_TRANSITION (currentStatus EXPIRED, or its status). A real-time funded quote is paid through its payment instructions: 400. ' +
+          'To an UMA address or an internal account: 501 NOT_IMPLEMENTED. Unknown: 404 QUOTE_NOT_FOUND.',
+        params: QuoteIdParamSchema,
+        response: { 200: QuoteSchema, ...errorResponses(400, 404, 409, 501) },
+      },
+    },
+    async (request) => quotePayments.execute(request.principal.platformId, request.principal.environment, request.params.quoteId, requestUnitOfWork(request)),
   );
 
   app.get(

@@ -30,6 +30,7 @@ export interface PaymentTransaction {
   refund?: Refund;
   description?: string;
   purposeOfPayment?: string;
+  quoteId?: string;
   paymentRail?: string | null;
   railSelectionMode?: 'AUTO' | 'MANUAL' | null;
   expectedSettlementAt?: string | null;
@@ -77,6 +78,15 @@ export function renderPaymentTransaction(row: PaymentTransactionView, refund: Re
     // Sandbox rails settle as the transfer lands: nothing deferred to announce.
     out.expectedSettlementAt = null;
     out.settlementTimelineSeconds = null;
+  }
+  if (row.quote_id) {
+    // A quote's payment: the sending side held and debited, the receiving side converted at the quote's rate.
+    out.quoteId = row.quote_id;
+    out.receivedAmount = { amount: Number(row.received_amount), currency: currencyOf(row.received_currency!) };
+    out.destination = { destinationType: 'ACCOUNT', accountId: row.external_account_id, currency: row.received_currency! };
+    out.exchangeRate = Number(row.exchange_rate);
+    out.fees = Number(row.fees ?? 0);
+    out.platformFees = Number(row.platform_fees ?? 0);
   }
   if (row.failure_reason !== null) out.failureReason = row.failure_reason;
   if (refund !== undefined) out.refund = refund;

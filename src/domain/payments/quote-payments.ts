@@ -1,0 +1,148 @@
+import { lockAccounts } from '../../store/accounts-repo.js';
+import { findCustomer } from '../../store/customers-repo.js';
+import { getExternalAccount } from '../../store/external-accounts-repo.js';
+import { enqueueJob } from '../../store/jobs-repo.js';
+import { insertPlatformAccountsIfAbsent, listPlatformAccounts, lockPlatformAccount } from '../../store/platform-accounts-repo.js';
+import * as repo from '../../store/payment-transactions-repo.js';
+import { lockQuote, setQuoteStatusByTransaction } from '../../store/quotes-repo.js';
+import type { Store } from '../../store/store.js';
+import type { PaymentTransactionRow } from '../../store/tables/payment-transactions.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
+import { accountTypeOf } from '../accounts/account-currencies.js';
+import { isBankAccount, PAYMENT_RAILS, type AccountType } from '../external-accounts/account-types.js';
+import type { PlatformClock } from '../platform/platform-clock.js';
+import type { Environment } from '../platform/tokens.js';
+import { renderQuote, statusAt, type Quote, type QuoteDestination, type QuoteSource } from '../quotes/render.js';
+import { InvalidStateError, lookupableId, NotFoundError, NotImplementedError, ValidationError, type FieldError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
+import { paymentEvent, postTransfer, TRANSFER_SETTLEMENT_JOB, type TransferSettlementJob } from './payment-lifecycle.js';
+import { renderPaymentTransaction } from './render.js';
+import { failureReasonOf, LONG_PAYMENT_MS, quoteOutcome } from './transfer-outcomes.js';
+
+/**
+ * POST /quotes/{quoteId}/execute: the quote's OutgoingTransaction (its reserved transactionId),
+ * prefunded from the source internal account. It holds the whole sending amount (fees within it)
+ * and lands through the transfers' settlement job and state machine (payment-lifecycle.ts): on
+ * completion the amount is debited and the platform's fee credited to its own account in the
+ * sending currency. The destination account's last three digits decide the outcome (quoteOutcome).
+ */
+export class QuotePaymentService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: PlatformClock,
+  ) {}
+
+  /**
+   * Unknown quote: 404. A quote past expiresAt, or already executed: 409 (currentStatus EXPIRED, or
+   * its status). A real-time funded quote is paid by its payment instructions: 400. A destination
+   * this sandbox does not pay yet (an internal account, an UMA address): 501.
+   */
+  execute(platformId: string, environment: Environment, quoteId: string, within?: UnitOfWork): Promise<Quote> {
+    return this.store.transaction(async (uow) => {
+      const quote = lookupableId(quoteId) ? await lockQuote(uow, platformId, quoteId) : undefined;
+      if (!quote) throw new NotFoundError('Quote', quoteId);
+      const now = await this.clock.now(platformId, uow);
+      const status = statusAt(quote, now);
+      if (status !== 'PENDING') {
+        const why = status === 'EXPIRED' ? `expired at ${new Date(Number(quote.expires_at)).toISOString()}; create a new quote` : `is ${status}: a quote is executed once`;
+        throw new InvalidStateError(`Quote ${quoteId} ${why}`, status);
+      }
+      const source = JSON.parse(quote.source) as QuoteSource;
+      const destination = JSON.parse(quote.destination) as QuoteDestination;
+      if (source.sourceType !== 'ACCOUNT') {
+        throw new ValidationError([{ field: 'quoteId', message: 'names a real-time funded quote: it is executed when its paymentInstructions are paid (POST /sandbox/send), not by execute' }]);
+      }
+      if (destination.destinationType !== 'ACCOUNT') throw new NotImplementedError('Executing a quote to an UMA address is not built yet; quote to an external account');
+      const external = await getExternalAccount(uow, platformId, destination.accountId);
+      if (!external) throw new NotImplementedError('Executing a quote to an internal account is not built yet; quote to an external account');
+
+      const internal = await this.lockSource(uow, platformId, source.accountId);
+      if (!internal) throw new NotFoundError('InternalAccount', source.accountId);
+      const customer = internal.customer_id === null ? undefined : await findCustomer(uow.db, platformId, internal.customer_id);
+      const errors: FieldError[] = [];
+      if (internal.customer_id !== null && customer?.kyc_status !== 'APPROVED') {
+        errors.push({ field: 'source.accountId', message: `belongs to a customer whose KYC status is ${customer?.kyc_status ?? 'unknown'}; moving money needs APPROVED` });
+      }
+      if (internal.status !== 'ACTIVE') errors.push({ field: 'source.accountId', message: `is ${internal.status}; only an ACTIVE account moves money` });
+      if (external.status !== 'ACTIVE') errors.push({ field: 'destination.accountId', message: `is ${external.status}; only an ACTIVE account is paid` });
+      if (errors.length > 0) throw new ValidationError(errors);
+
+      const type = external.account_type as AccountType;
+      const rails: readonly string[] = isBankAccount(type) ? PAYMENT_RAILS[type] : [];
+      const amount = Number(quote.total_sending_amount);
+      const platformFees = Number(quote.platform_fees_included);
+      const outcome = quoteOutcome(external.identifier, environment === 'sandbox');
+      const short = outcome !== 'QUOTE_EXECUTION_FAILED' && Number(internal.available_balance) < amount;
+      const failed = outcome === 'QUOTE_EXECUTION_FAILED' || short;
+      const row: repo.PaymentTransactionView = {
+        id: quote.transaction_id,
+        platform_id: platformId,
+        customer_id: internal.customer_id,
+        type: 'OUTGOING',
+        direction: 'DEBIT',
+        status: failed ? 'FAILED' : 'PENDING',
+        internal_account_id: internal.id,
+        external_account_id: external.id,
+        external_identifier: external.identifier,
+        currency: quote.sending_currency,
+        amount,
+        payment_rail: destination.paymentRail ?? rails[0] ?? null,
+        rail_selection_mode: destination.paymentRail !== undefined ? 'MANUAL' : rails.length > 0 ? 'AUTO' : null,
+        remittance_information: descriptionOf(quote.request),
+        purpose_of_payment: null,
+        outcome,
+        failure_reason: failed ? failureReasonOf('OUTGOING', 'QUOTE_EXECUTION_FAILED') : null,
+        refund: null,
+        reference: `QTE-${quote.transaction_id.slice(-12).toUpperCase()}`,
+        receipt_delivery_confirmed_at: null,
+        settled_at: null,
+        created_at: now,
+        updated_at: now,
+        quote_id: quote.id,
+        received_currency: quote.receiving_currency,
+        received_amount: Number(quote.total_receiving_amount),
+        exchange_rate: quote.exchange_rate,
+        fees: Number(quote.fees_included),
+        platform_fees: platformFees,
+        fee_account_id: platformFees > 0 ? await this.feeAccount(uow, platformId, quote.sending_currency, now) : null,
+        platform_customer_id: customer?.platform_customer_id ?? null,
+      };
+      const { platform_customer_id: _, ...stored } = row;
+      await repo.insertPaymentTransaction(uow, stored satisfies PaymentTransactionRow);
+      await setQuoteStatusByTransaction(uow.db, row.id, failed ? 'FAILED' : 'PROCESSING', now);
+      if (!failed) await postTransfer(uow, row, [{ kind: 'TRANSFER_OUT_HOLD', amount: -amount }], now);
+      await recordWebhookEvent(uow, { platformId, type: paymentEvent('OUTGOING', row.status), fields: { data: renderPaymentTransaction(row) } }, now);
+      if (!failed) {
+        const payload: TransferSettlementJob = { platformId, transactionId: row.id };
+        // Due now; a 003 long payment LONG_PAYMENT_MS later on the platform's clock (an advance pulls it forward).
+        const delay = outcome === 'LONG_PAYMENT' ? LONG_PAYMENT_MS : 0;
+        await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay }, now);
+      }
+      return renderQuote({ ...quote, status: failed ? 'FAILED' : 'PROCESSING', updated_at: now }, now);
+    }, within);
+  }
+
+  /** The source internal account, locked: a customer's, or one of the platform's own (customer_id null). */
+  private async lockSource(uow: UnitOfWork, platformId: string, id: string) {
+    const [customers] = (await lockAccounts(uow, [id])).filter((a) => a.platform_id === platformId);
+    if (customers) return customers;
+    const own = await lockPlatformAccount(uow, platformId, id);
+    return own && { ...own, customer_id: null };
+  }
+
+  /** The platform's own account in the currency its fee is booked to, opened if it was never listed. */
+  private async feeAccount(uow: UnitOfWork, platformId: string, currency: string, now: number): Promise<string> {
+    const [existing] = await listPlatformAccounts(uow.db, platformId, { currency });
+    if (existing) return existing.id;
+    await insertPlatformAccountsIfAbsent(uow.db, [
+      { id: newId('InternalAccount'), platform_id: platformId, type: accountTypeOf(currency), status: 'ACTIVE', currency, available_balance: 0, total_balance: 0, created_at: now, updated_at: now },
+    ]);
+    return (await listPlatformAccounts(uow.db, platformId, { currency }))[0]!.id;
+  }
+}
+
+function descriptionOf(request: string): string | null {
+  const description = (JSON.parse(request) as { description?: unknown }).description;
+  return typeof description === 'string' ? description : null;
+}
