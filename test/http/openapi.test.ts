@@ -7,7 +7,7 @@ import { openServices } from '../../src/services.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
 import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
-import { solanaAddress, usdAccount, walletAccount } from '../helpers/external-accounts.js';
+import { eurAccount, ibanEndingIn, solanaAddress, usdAccount, walletAccount } from '../helpers/external-accounts.js';
 import { activeFundedCard } from '../helpers/money.js';
 import { multipartForm, type FormPart } from '../helpers/multipart.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
@@ -348,6 +348,9 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const payee = (await created('POST', '/customers/external-accounts', { customerId: cardholder, ...usdAccount('8642005') })).id as string;
   const transfer = async () => (await created('POST', '/transfer-out', { source: { accountId: cardholderAccount }, destination: { accountId: payee }, amount: 1 })).id as string;
   const transferred = await transfer();
+  // A quote of the funded cardholder to a euro account, executed by the valid request (no worker runs here: it stays PROCESSING).
+  const euroPayee = (await created('POST', '/customers/external-accounts', { customerId: cardholder, ...eurAccount(ibanEndingIn('000')) })).id as string;
+  const executable = (await created('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: cardholderAccount }, destination: { destinationType: 'ACCOUNT', accountId: euroPayee }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 })).id as string;
   const transferToCancel = await transfer();
 
   return {
@@ -355,6 +358,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'PUT /sandbox/exchange-rates/{sourceCurrency}/{destinationCurrency}': { body: () => ({ exchangeRate: '0.05' }) },
     'POST /quotes': { body: () => ({ ...quoteBody(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' } }) },
     'GET /quotes/{quoteId}': { id: quote },
+    'POST /quotes/{quoteId}/execute': { id: executable },
     'GET /receiver/uma/{receiverUmaAddress}': { id: '$success.usd@sandbox.uma.money', query: 'senderUmaAddress=%24me%40uma.example.com' },
     'GET /receiver/external-account/{accountId}': { id: external },
     'POST /invitations': { body: () => ({ inviterUma: btcHolder.umaAddress, firstName: 'Ada' }) },
@@ -504,7 +508,9 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   await drainCardJobs(t.services, t.app.log);
   const payee = (await caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('8642003') })).json().id as string;
   const failed = (await caller.req('POST', '/transfer-out', { source: { accountId: holderAccount }, destination: { accountId: payee }, amount: 1 })).json().id as string;
+  const umaQuote = (await caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: holderAccount }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
   const transferStates: [string, string, number, Promise<LightMyRequestResponse>][] = [
+    ['POST /quotes/{quoteId}/execute', 'a quote to an UMA address (not built yet)', 501, caller.req('POST', `/quotes/${umaQuote}/execute`)],
     ['POST /transactions/{transactionId}/cancel', 'a FAILED transfer', 409, caller.req('POST', `/transactions/${failed}/cancel`)],
     ['POST /transactions/{transactionId}/cancel', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/cancel`)],
     ['POST /transactions/{transactionId}/confirm', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/confirm`)],

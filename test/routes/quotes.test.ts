@@ -154,9 +154,11 @@ describeEachEngine('exchange rates, quotes and receiver lookups', (t) => {
     expect(immediate.code).toBe('NOT_IMPLEMENTED');
   });
 
-  it('execute and the authorization operations answer 501 until execution is built', async () => {
+  it('the authorization operations, and executing a quote to an UMA address, answer 501 until they are built', async () => {
     const q = (await quote(accountToEur('SENDING', 10_000))).json();
-    for (const path of ['execute', 'authorize', 'authorize/resend']) {
+    const uma = (await quote({ ...accountToEur('SENDING', 10_000), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' } })).json();
+    expect(expectErrorObject(await caller.req('POST', `/quotes/${uma.id}/execute`, {}), 'execute to UMA').code).toBe('NOT_IMPLEMENTED');
+    for (const path of ['authorize', 'authorize/resend']) {
       const body = expectErrorObject(await caller.req('POST', `/quotes/${q.id}/${path}`, {}), path);
       expect(body.code).toBe('NOT_IMPLEMENTED');
     }
