@@ -18,6 +18,7 @@ import { OwnershipVerification } from './domain/external-accounts/ownership-veri
 import { PaymentTransactionService } from './domain/payments/payment-transactions.js';
 import { TransferService } from './domain/payments/transfers.js';
 import { QuotePaymentService } from './domain/payments/quote-payments.js';
+import { UmaReceiveService } from './domain/payments/uma-receive.js';
 import { DocumentService } from './domain/documents/documents.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
@@ -75,6 +76,7 @@ export interface Services {
   /** POST /transfer-in and /transfer-out. */
   transfers: TransferService;
   quotePayments: QuotePaymentService;
+  umaReceive: UmaReceiveService;
   /** Every kind of transaction read together, and the operations on one (confirm, approve, reject, cancel). */
   transactions: PaymentTransactionService;
   platformConfig: PlatformConfigService;
@@ -142,6 +144,7 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     platformAccounts: new PlatformAccountService(store, clock),
     transfers: new TransferService(store, clock),
     quotePayments: new QuotePaymentService(store, clock),
+    umaReceive: new UmaReceiveService(store, clock),
     transactions: new PaymentTransactionService(store, cursors, clock),
     platformConfig,
     clock,

@@ -100,9 +100,9 @@ export const IncomingTransactionSchema = Type.Object(
     status: Type.Enum(['PENDING', 'COMPLETED', 'FAILED']),
     type: Type.Literal('INCOMING'),
     direction: Type.Literal('CREDIT'),
-    source: SourceSchema,
+    source: Type.Union([SourceSchema, Type.Object({ sourceType: Type.Literal('UMA_ADDRESS'), umaAddress: Type.String(), currency: Type.String() })], { description: 'An external account, or the sender of an incoming UMA payment' }),
     destination: DestinationSchema,
-    failureReason: Type.Optional(Type.Enum(['COLLECTION_FAILED'], { description: 'Only when FAILED' })),
+    failureReason: Type.Optional(Type.Enum(['COLLECTION_FAILED', 'COMPLIANCE_REJECTED'], { description: 'Only when FAILED' })),
   },
   { description: 'A transfer-in: money pulled from an external account into an internal account' },
 );
@@ -135,3 +135,14 @@ export const ConfirmReceiptBody = Type.Object(
 );
 export const ApprovePaymentBody = Type.Object({ receiverCustomerInfo: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, { additionalProperties: false });
 export const ReasonBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 256 })) }, { additionalProperties: false });
+
+export const SandboxUmaReceiveBody = Type.Object(
+  {
+    senderUmaAddress: Type.String({ minLength: 1, maxLength: 256, description: 'One of the sandbox UMA addresses' }),
+    receiverUmaAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "The receiving customer's UMA address (or customerId)" })),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'The receiving customer (or receiverUmaAddress)' })),
+    receivingCurrencyCode: Type.String({ minLength: 3, maxLength: 5 }),
+    receivingCurrencyAmount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  },
+  { additionalProperties: false },
+);

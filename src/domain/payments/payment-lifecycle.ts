@@ -17,7 +17,7 @@ import { renderPaymentTransaction, type Refund } from './render.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
 import { setQuoteStatusByTransaction } from '../../store/quotes-repo.js';
 import { newId } from '../shared/ids.js';
-import { failureReasonOf, type QuoteOutcome, type TransferOutcome } from './transfer-outcomes.js';
+import { failureReasonOf, type QuoteOutcome, type TransferOutcome, type UmaIncomingOutcome } from './transfer-outcomes.js';
 
 /** The job that lands a PENDING transfer: due at once, or after DELAYED_FAILURE_MS of platform time for 005. */
 export const TRANSFER_SETTLEMENT_JOB = 'transfer.settle';
@@ -36,11 +36,11 @@ export const paymentEvent = (type: string, what: string): string => `${type === 
 export const heldBy = (row: Pick<PaymentTransactionView, 'type' | 'status' | 'amount'>): number => (row.type === 'OUTGOING' && row.status === 'PENDING' ? Number(row.amount) : 0);
 
 /** How a PENDING transfer ends. */
-type Ending = { status: 'COMPLETED' } | { status: 'FAILED'; why: TransferOutcome | QuoteOutcome | 'CANCELLED' };
+type Ending = { status: 'COMPLETED' } | { status: 'FAILED'; why: TransferOutcome | QuoteOutcome | UmaIncomingOutcome | 'CANCELLED' | 'REJECTED_BY_PLATFORM' };
 
 /** The ending the sandbox decided at creation (a quote payment that is returned completes first). */
-export function endingOf(outcome: TransferOutcome | QuoteOutcome): Ending {
-  if (outcome === 'SUCCESS' || outcome === 'LONG_PAYMENT' || outcome === 'RETURNED') return { status: 'COMPLETED' };
+export function endingOf(outcome: TransferOutcome | QuoteOutcome | UmaIncomingOutcome): Ending {
+  if (outcome === 'SUCCESS' || outcome === 'LONG_PAYMENT' || outcome === 'RETURNED' || outcome === 'UMA_LONG_PENDING' || outcome === 'AWAITING_APPROVAL') return { status: 'COMPLETED' };
   return { status: 'FAILED', why: outcome === 'USER_CANCELLED' ? 'CANCELLED' : outcome };
 }
 
@@ -145,7 +145,9 @@ export async function landTransfer(uow: UnitOfWork, job: TransferSettlementJob, 
     await returnPayment(uow, row, now);
     return;
   }
-  const after = await endTransfer(uow, row, endingOf(row.outcome as TransferOutcome | QuoteOutcome), now);
+  // Only the platform's approve or reject ends a payment waiting for it.
+  if (row.outcome === 'AWAITING_APPROVAL') return;
+  const after = await endTransfer(uow, row, endingOf(row.outcome as TransferOutcome | QuoteOutcome | UmaIncomingOutcome), now);
   if (after?.status === 'COMPLETED' && row.outcome === 'RETURNED') {
     await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload: job, queueKey: `${row.id}:return`, runAt: Date.now(), platformId: job.platformId, platformDueAt: now }, now);
   }

@@ -16,7 +16,7 @@ export interface PaymentTransaction {
   status: string;
   type: 'INCOMING' | 'OUTGOING';
   direction: 'CREDIT' | 'DEBIT';
-  source: { sourceType: 'ACCOUNT'; accountId: string; currency: string };
+  source: { sourceType: 'ACCOUNT'; accountId: string; currency: string } | { sourceType: 'UMA_ADDRESS'; umaAddress: string; currency: string };
   destination: { destinationType: 'ACCOUNT'; accountId: string; currency: string };
   customerId: string;
   platformCustomerId: string;
@@ -88,6 +88,7 @@ export function renderPaymentTransaction(row: PaymentTransactionView, refund: Re
     out.fees = Number(row.fees ?? 0);
     out.platformFees = Number(row.platform_fees ?? 0);
   }
+  if (row.counterparty_uma) out.source = { sourceType: 'UMA_ADDRESS', umaAddress: row.counterparty_uma, currency: row.currency };
   if (row.failure_reason !== null) out.failureReason = row.failure_reason;
   if (refund !== undefined) out.refund = refund;
   if (row.remittance_information !== null) out.description = row.remittance_information;

@@ -58,6 +58,13 @@ const QUOTE_SUFFIXES: Record<string, QuoteOutcome> = {
   '007': 'PAYOUT_AND_REFUND_FAILED',
 };
 
+/**
+ * An incoming UMA payment (POST /sandbox/uma/receive): as the sender's sandbox address says (long
+ * pending: completes after LONG_PAYMENT_MS; compliance failure: fails), or waiting for the platform's
+ * approve / reject when its config requires counterparty fields for the currency.
+ */
+export type UmaIncomingOutcome = 'SUCCESS' | 'UMA_LONG_PENDING' | 'UMA_COMPLIANCE_FAILED' | 'AWAITING_APPROVAL';
+
 /** A production platform has no magic suffixes: every quote payment succeeds. */
 export function quoteOutcome(identifier: string | null, sandbox: boolean): QuoteOutcome {
   if (!sandbox || identifier === null) return 'SUCCESS';
@@ -68,8 +75,9 @@ export function quoteOutcome(identifier: string | null, sandbox: boolean): Quote
 export const failsAtOnce = (o: TransferOutcome): boolean => o === 'INSUFFICIENT_FUNDS' || o === 'ACCOUNT_CLOSED';
 
 /** The failureReason of a failed transfer, from the document's enums for each type. */
-export function failureReasonOf(type: 'INCOMING' | 'OUTGOING', why: TransferOutcome | QuoteOutcome | 'NO_AVAILABLE_BALANCE' | 'CANCELLED'): string {
-  if (type === 'INCOMING') return 'COLLECTION_FAILED';
+export function failureReasonOf(type: 'INCOMING' | 'OUTGOING', why: TransferOutcome | QuoteOutcome | UmaIncomingOutcome | 'NO_AVAILABLE_BALANCE' | 'CANCELLED' | 'REJECTED_BY_PLATFORM'): string {
+  // A compliance failure, or the platform's own screening rejecting it (POST .../reject).
+  if (type === 'INCOMING') return why === 'UMA_COMPLIANCE_FAILED' || why === 'REJECTED_BY_PLATFORM' ? 'COMPLIANCE_REJECTED' : 'COLLECTION_FAILED';
   switch (why) {
     case 'DELIVERY_FAILED':
       return 'ACCOUNT_CANNOT_RECEIVE';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { MigrationFactory } from '../migrator.js';
 
-/** An outgoing payment that executes a quote: its quote, the receiving side, the fees and the platform account they are booked to. */
+/** An outgoing payment that executes a quote (its quote, the receiving side, the fees and the platform account they are booked to); an incoming UMA payment's sender. */
 export const m029QuotePayments: MigrationFactory = () => ({
   async up(db: Kysely<any>) {
     for (const [name, type] of [
@@ -12,6 +12,7 @@ export const m029QuotePayments: MigrationFactory = () => ({
       ['fees', 'bigint'],
       ['platform_fees', 'bigint'],
       ['fee_account_id', 'text'],
+      ['counterparty_uma', 'text'],
     ] as const) {
       await db.schema.alterTable('payment_transactions').addColumn(name, type).execute();
     }

@@ -44,6 +44,8 @@ export interface PaymentTransactionRow {
   fees?: number | null;
   platform_fees?: number | null;
   fee_account_id?: string | null;
+  /** An incoming UMA payment's sender address (external_account_id repeats it); null for a bank transfer. */
+  counterparty_uma?: string | null;
   /** Place on the platform's lists, given at commit (store/list-clock.ts); shared with card transactions. */
   list_position?: number;
 }
