@@ -496,6 +496,7 @@ function templatesFor(
     'PUT /sandbox/exchange-rates/:sourceCurrency/:destinationCurrency': { method: 'PUT', path: `${BASE}/sandbox/exchange-rates/USD/:id`, id: 'MXN', body: { exchangeRate: '0.05' } },
     'POST /quotes': { method: 'POST', path: `${BASE}/quotes`, body: { source: { sourceType: 'ACCOUNT', accountId: ids.account }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money', currency: 'EUR' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5000 } },
     'GET /quotes/:quoteId': { method: 'GET', path: `${BASE}/quotes/:id`, id: ids.quote },
+    'POST /sandbox/uma/receive': { method: 'POST', path: `${BASE}/sandbox/uma/receive`, body: { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: ids.customer, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 } },
     'POST /quotes/:quoteId/execute': { method: 'POST', path: `${BASE}/quotes/:id/execute`, id: ids.executableQuote },
     'GET /receiver/uma/:receiverUmaAddress': { method: 'GET', path: `${BASE}/receiver/uma/:id`, id: encodeURIComponent('$success.usd@sandbox.uma.money'), query: { customerId: ids.customer } },
     'GET /receiver/external-account/:accountId': { method: 'GET', path: `${BASE}/receiver/external-account/:id`, id: ids.externalAccount, query: { senderUmaAddress: '$me@uma.example.com' } },

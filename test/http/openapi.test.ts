@@ -359,6 +359,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /quotes': { body: () => ({ ...quoteBody(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' } }) },
     'GET /quotes/{quoteId}': { id: quote },
     'POST /quotes/{quoteId}/execute': { id: executable },
+    'POST /sandbox/uma/receive': { body: () => ({ senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: cardholder, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 }) },
     'GET /receiver/uma/{receiverUmaAddress}': { id: '$success.usd@sandbox.uma.money', query: 'senderUmaAddress=%24me%40uma.example.com' },
     'GET /receiver/external-account/{accountId}': { id: external },
     'POST /invitations': { body: () => ({ inviterUma: btcHolder.umaAddress, firstName: 'Ada' }) },
