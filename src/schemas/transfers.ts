@@ -146,3 +146,12 @@ export const SandboxUmaReceiveBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const SandboxSendBody = Type.Object(
+  {
+    quoteId: Type.String({ minLength: 1, maxLength: 128, description: 'A real-time funded quote' }),
+    currencyCode: Type.String({ minLength: 3, maxLength: 5, description: "The quote's sending currency" }),
+    currencyAmount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "The quote's totalSendingAmount when given" })),
+  },
+  { additionalProperties: false },
+);

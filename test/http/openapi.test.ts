@@ -350,6 +350,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const transferred = await transfer();
   // A quote of the funded cardholder to a euro account, executed by the valid request (no worker runs here: it stays PROCESSING).
   const euroPayee = (await created('POST', '/customers/external-accounts', { customerId: cardholder, ...eurAccount(ibanEndingIn('000')) })).id as string;
+  const realtime = (await created('POST', '/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: cardholder }, destination: { destinationType: 'ACCOUNT', accountId: euroPayee }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 })).id as string;
   const executable = (await created('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: cardholderAccount }, destination: { destinationType: 'ACCOUNT', accountId: euroPayee }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 })).id as string;
   const transferToCancel = await transfer();
 
@@ -359,6 +360,7 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'POST /quotes': { body: () => ({ ...quoteBody(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' } }) },
     'GET /quotes/{quoteId}': { id: quote },
     'POST /quotes/{quoteId}/execute': { id: executable },
+    'POST /sandbox/send': { body: () => ({ quoteId: realtime, currencyCode: 'USD' }) },
     'POST /sandbox/uma/receive': { body: () => ({ senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: cardholder, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 }) },
     'GET /receiver/uma/{receiverUmaAddress}': { id: '$success.usd@sandbox.uma.money', query: 'senderUmaAddress=%24me%40uma.example.com' },
     'GET /receiver/external-account/{accountId}': { id: external },
@@ -510,8 +512,10 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   const payee = (await caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('8642003') })).json().id as string;
   const failed = (await caller.req('POST', '/transfer-out', { source: { accountId: holderAccount }, destination: { accountId: payee }, amount: 1 })).json().id as string;
   const umaQuote = (await caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: holderAccount }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
+  const umaRealtime = (await caller.req('POST', '/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
   const transferStates: [string, string, number, Promise<LightMyRequestResponse>][] = [
     ['POST /quotes/{quoteId}/execute', 'a quote to an UMA address (not built yet)', 501, caller.req('POST', `/quotes/${umaQuote}/execute`)],
+    ['POST /sandbox/send', 'a quote to an UMA address (not built yet)', 501, caller.req('POST', '/sandbox/send', { quoteId: umaRealtime, currencyCode: 'USD' })],
     ['POST /transactions/{transactionId}/cancel', 'a FAILED transfer', 409, caller.req('POST', `/transactions/${failed}/cancel`)],
     ['POST /transactions/{transactionId}/cancel', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/cancel`)],
     ['POST /transactions/{transactionId}/confirm', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/confirm`)],

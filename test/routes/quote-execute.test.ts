@@ -207,6 +207,35 @@ describeEachEngine(
       await expectBalances('after the short payment');
     });
 
+    it('real-time funding: POST /sandbox/send pays the instructions into the customer\'s account and executes the quote from there; execute and send refuse each other\'s quotes', async () => {
+      const res = await caller.req('POST', '/quotes', {
+        source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId },
+        destination: { destinationType: 'ACCOUNT', accountId: externals.get('000') },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 6_000,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const quote = res.json();
+      expect(quote.paymentInstructions.length).toBeGreaterThan(0);
+      expect(expectErrorObject(await execute(quote.id), 'execute a real-time quote').status).toBe(400);
+      const wrong = expectErrorObject(await caller.req('POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'EUR', currencyAmount: 5 }), 'wrong currency and amount');
+      expect((wrong.details!.errors as { field: string }[]).map((e) => e.field)).toEqual(['currencyCode', 'currencyAmount']);
+      const prefunded = await quoteTo('000', 1_000);
+      expect(expectErrorObject(await caller.req('POST', '/sandbox/send', { quoteId: prefunded.id, currencyCode: 'USD' }), 'send to a prefunded quote').status).toBe(400);
+      await expectBalances('after the refusals');
+
+      const sent = await caller.req('POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD', currencyAmount: 6_000 });
+      expect(sent.statusCode, sent.body).toBe(200);
+      expect(sent.json()).toMatchObject({ id: quote.transactionId, type: 'OUTGOING', status: 'PENDING', quoteId: quote.id, sentAmount: { amount: 6_000 }, source: { accountId } });
+      await webhooks(quote.transactionId, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      expect((await read(`/quotes/${quote.id}`)).status).toBe('COMPLETED');
+      // Credited 6000 by the send, then 6000 held and debited: the customer's balance is back where it was.
+      debit(0, quote.platformFeesIncluded);
+      await expectBalances('after the real-time payment');
+      const again = expectErrorObject(await caller.req('POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' }), 'send twice');
+      expect(again).toMatchObject({ status: 409, details: { currentStatus: 'COMPLETED' } });
+    });
+
     it('003: a long payment stays PENDING (held) until six minutes of the platform clock pass, then completes', async () => {
       const quote = await quoteTo('003', 4_000);
       await executed(quote);

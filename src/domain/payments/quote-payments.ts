@@ -1,4 +1,4 @@
-import { lockAccounts } from '../../store/accounts-repo.js';
+import { findAccountOf, lockAccounts } from '../../store/accounts-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import { getExternalAccount } from '../../store/external-accounts-repo.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
@@ -7,6 +7,7 @@ import * as repo from '../../store/payment-transactions-repo.js';
 import { lockQuote, setQuoteStatusByTransaction } from '../../store/quotes-repo.js';
 import type { Store } from '../../store/store.js';
 import type { PaymentTransactionRow } from '../../store/tables/payment-transactions.js';
+import type { QuoteRow } from '../../store/tables/quotes.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { accountTypeOf } from '../accounts/account-currencies.js';
 import { isBankAccount, PAYMENT_RAILS, type AccountType } from '../external-accounts/account-types.js';
@@ -17,7 +18,7 @@ import { InvalidStateError, lookupableId, NotFoundError, NotImplementedError, Va
 import { newId } from '../shared/ids.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 import { paymentEvent, postTransfer, TRANSFER_SETTLEMENT_JOB, type TransferSettlementJob } from './payment-lifecycle.js';
-import { renderPaymentTransaction } from './render.js';
+import { renderPaymentTransaction, type PaymentTransaction } from './render.js';
 import { failureReasonOf, LONG_PAYMENT_MS, quoteOutcome } from './transfer-outcomes.js';
 
 /**
@@ -40,25 +41,63 @@ export class QuotePaymentService {
    */
   execute(platformId: string, environment: Environment, quoteId: string, within?: UnitOfWork): Promise<Quote> {
     return this.store.transaction(async (uow) => {
-      const quote = lookupableId(quoteId) ? await lockQuote(uow, platformId, quoteId) : undefined;
-      if (!quote) throw new NotFoundError('Quote', quoteId);
-      const now = await this.clock.now(platformId, uow);
-      const status = statusAt(quote, now);
-      if (status !== 'PENDING') {
-        const why = status === 'EXPIRED' ? `expired at ${new Date(Number(quote.expires_at)).toISOString()}; create a new quote` : `is ${status}: a quote is executed once`;
-        throw new InvalidStateError(`Quote ${quoteId} ${why}`, status);
-      }
-      const source = JSON.parse(quote.source) as QuoteSource;
-      const destination = JSON.parse(quote.destination) as QuoteDestination;
+      const { quote, source, now } = await this.executable(uow, platformId, quoteId, 'quoteId');
       if (source.sourceType !== 'ACCOUNT') {
         throw new ValidationError([{ field: 'quoteId', message: 'names a real-time funded quote: it is executed when its paymentInstructions are paid (POST /sandbox/send), not by execute' }]);
       }
+      return (await this.pay(uow, platformId, environment, quote, source.accountId, now)).quote;
+    }, within);
+  }
+
+  /**
+   * POST /sandbox/send: pays a real-time funded quote's payment instructions. The funds land in the
+   * quote's customer's internal account in the sending currency (the platform's own without one), and
+   * the quote is executed from there as a prefunded one. currencyCode must be the sending currency and
+   * currencyAmount, when given, the totalSendingAmount (400); the quote's states as execute (404, 409).
+   */
+  send(platformId: string, environment: Environment, input: { quoteId: string; currencyCode: string; currencyAmount?: number | undefined }, within?: UnitOfWork): Promise<PaymentTransaction> {
+    return this.store.transaction(async (uow) => {
+      const { quote, source, now } = await this.executable(uow, platformId, input.quoteId, 'quoteId');
+      const errors: FieldError[] = [];
+      if (source.sourceType !== 'REALTIME_FUNDING') errors.push({ field: 'quoteId', message: 'names a quote funded from an internal account: execute it (POST /quotes/{quoteId}/execute)' });
+      if (input.currencyCode !== quote.sending_currency) errors.push({ field: 'currencyCode', message: `must be the quote's sending currency, ${quote.sending_currency}` });
+      if (input.currencyAmount !== undefined && input.currencyAmount !== Number(quote.total_sending_amount)) {
+        errors.push({ field: 'currencyAmount', message: `must be the quote's totalSendingAmount, ${quote.total_sending_amount}` });
+      }
+      if (errors.length > 0) throw new ValidationError(errors);
+      const accountId =
+        quote.customer_id === null
+          ? await this.platformAccount(uow, platformId, quote.sending_currency, now)
+          : (await findAccountOf(uow.db, quote.customer_id, accountTypeOf(quote.sending_currency), quote.sending_currency))?.id;
+      if (accountId === undefined) throw new ValidationError([{ field: 'quoteId', message: `the quote's customer holds no ${quote.sending_currency} internal account to receive the funds` }]);
+      const amount = Number(quote.total_sending_amount);
+      await postTransfer(uow, { id: quote.transaction_id, platform_id: platformId, customer_id: quote.customer_id, internal_account_id: accountId }, [{ kind: 'TRANSFER_IN_CREDIT', amount }], now);
+      return (await this.pay(uow, platformId, environment, quote, accountId, now)).transaction;
+    }, within);
+  }
+
+  /** The quote, locked, PENDING and not past expiresAt on the platform's clock (else 404, 409). */
+  private async executable(uow: UnitOfWork, platformId: string, quoteId: string, _field: string): Promise<{ quote: QuoteRow; source: QuoteSource; now: number }> {
+    const quote = lookupableId(quoteId) ? await lockQuote(uow, platformId, quoteId) : undefined;
+    if (!quote) throw new NotFoundError('Quote', quoteId);
+    const now = await this.clock.now(platformId, uow);
+    const status = statusAt(quote, now);
+    if (status !== 'PENDING') {
+      const why = status === 'EXPIRED' ? `expired at ${new Date(Number(quote.expires_at)).toISOString()}; create a new quote` : `is ${status}: a quote is executed once`;
+      throw new InvalidStateError(`Quote ${quoteId} ${why}`, status);
+    }
+    return { quote, source: JSON.parse(quote.source) as QuoteSource, now };
+  }
+
+  /** Creates the quote's OutgoingTransaction from the internal account `sourceAccountId`, in the caller's unit of work. */
+  private async pay(uow: UnitOfWork, platformId: string, environment: Environment, quote: QuoteRow, sourceAccountId: string, now: number): Promise<{ quote: Quote; transaction: PaymentTransaction }> {
+      const destination = JSON.parse(quote.destination) as QuoteDestination;
       if (destination.destinationType !== 'ACCOUNT') throw new NotImplementedError('Executing a quote to an UMA address is not built yet; quote to an external account');
       const external = await getExternalAccount(uow, platformId, destination.accountId);
       if (!external) throw new NotImplementedError('Executing a quote to an internal account is not built yet; quote to an external account');
 
-      const internal = await this.lockSource(uow, platformId, source.accountId);
-      if (!internal) throw new NotFoundError('InternalAccount', source.accountId);
+      const internal = await this.lockSource(uow, platformId, sourceAccountId);
+      if (!internal) throw new NotFoundError('InternalAccount', sourceAccountId);
       const customer = internal.customer_id === null ? undefined : await findCustomer(uow.db, platformId, internal.customer_id);
       const errors: FieldError[] = [];
       if (internal.customer_id !== null && customer?.kyc_status !== 'APPROVED') {
@@ -105,7 +144,7 @@ export class QuotePaymentService {
         exchange_rate: quote.exchange_rate,
         fees: Number(quote.fees_included),
         platform_fees: platformFees,
-        fee_account_id: platformFees > 0 ? await this.feeAccount(uow, platformId, quote.sending_currency, now) : null,
+        fee_account_id: platformFees > 0 ? await this.platformAccount(uow, platformId, quote.sending_currency, now) : null,
         platform_customer_id: customer?.platform_customer_id ?? null,
       };
       const { platform_customer_id: _, ...stored } = row;
@@ -119,8 +158,7 @@ export class QuotePaymentService {
         const delay = outcome === 'LONG_PAYMENT' ? LONG_PAYMENT_MS : 0;
         await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay }, now);
       }
-      return renderQuote({ ...quote, status: failed ? 'FAILED' : 'PROCESSING', updated_at: now }, now);
-    }, within);
+      return { quote: renderQuote({ ...quote, status: failed ? 'FAILED' : 'PROCESSING', updated_at: now }, now), transaction: renderPaymentTransaction(row) };
   }
 
   /** The source internal account, locked: a customer's, or one of the platform's own (customer_id null). */
@@ -132,7 +170,7 @@ export class QuotePaymentService {
   }
 
   /** The platform's own account in the currency its fee is booked to, opened if it was never listed. */
-  private async feeAccount(uow: UnitOfWork, platformId: string, currency: string, now: number): Promise<string> {
+  private async platformAccount(uow: UnitOfWork, platformId: string, currency: string, now: number): Promise<string> {
     const [existing] = await listPlatformAccounts(uow.db, platformId, { currency });
     if (existing) return existing.id;
     await insertPlatformAccountsIfAbsent(uow.db, [
