@@ -47,7 +47,8 @@ export const quoteRoutes: RouteModule = (app, { quotes, quotePayments }) => {
           'In the sandbox the destination account\'s last three digits decide the outcome: 002 execution fails at once, 003 completes after six minutes of the platform\'s clock, 004 delivery fails, ' +
           '005 completes then is returned, 006 is cancelled by the user, 007 payout and refund fail; any other completes. Held funds of a failure are refunded (not for 007). ' +
           'A quote past expiresAt, or already executed: 409 INVALID_STATE_TRANSITION (currentStatus EXPIRED, or its status). A real-time funded quote is paid through its payment instructions: 400. ' +
-          'To an UMA address or an internal account: 501 NOT_IMPLEMENTED. Unknown: 404 QUOTE_NOT_FOUND.',
+          'To a sandbox UMA address: $pending.long.usd completes after six minutes, $fail.compliance.usd fails (COMPLIANCE_REJECTED), the others complete. ' +
+          "To a customer's UMA address or an internal account: 501 NOT_IMPLEMENTED. Unknown: 404 QUOTE_NOT_FOUND.",
         params: QuoteIdParamSchema,
         response: { 200: QuoteSchema, ...errorResponses(400, 404, 409, 501) },
       },

@@ -511,11 +511,13 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   await drainCardJobs(t.services, t.app.log);
   const payee = (await caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('8642003') })).json().id as string;
   const failed = (await caller.req('POST', '/transfer-out', { source: { accountId: holderAccount }, destination: { accountId: payee }, amount: 1 })).json().id as string;
-  const umaQuote = (await caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: holderAccount }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
-  const umaRealtime = (await caller.req('POST', '/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
+  // A customer's UMA address: paying one is not built yet (the sandbox addresses are paid).
+  const holderUma = (await caller.req('GET', `/customers/${holder}`)).json().umaAddress as string;
+  const umaQuote = (await caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: holderAccount }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: holderUma }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
+  const umaRealtime = (await caller.req('POST', '/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: holderUma }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
   const transferStates: [string, string, number, Promise<LightMyRequestResponse>][] = [
-    ['POST /quotes/{quoteId}/execute', 'a quote to an UMA address (not built yet)', 501, caller.req('POST', `/quotes/${umaQuote}/execute`)],
-    ['POST /sandbox/send', 'a quote to an UMA address (not built yet)', 501, caller.req('POST', '/sandbox/send', { quoteId: umaRealtime, currencyCode: 'USD' })],
+    ['POST /quotes/{quoteId}/execute', "a quote to a customer's UMA address (not built yet)", 501, caller.req('POST', `/quotes/${umaQuote}/execute`)],
+    ['POST /sandbox/send', "a quote to a customer's UMA address (not built yet)", 501, caller.req('POST', '/sandbox/send', { quoteId: umaRealtime, currencyCode: 'USD' })],
     ['POST /transactions/{transactionId}/cancel', 'a FAILED transfer', 409, caller.req('POST', `/transactions/${failed}/cancel`)],
     ['POST /transactions/{transactionId}/cancel', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/cancel`)],
     ['POST /transactions/{transactionId}/confirm', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/confirm`)],

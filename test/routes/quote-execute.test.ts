@@ -236,19 +236,45 @@ describeEachEngine(
       expect(again).toMatchObject({ status: 409, details: { currentStatus: 'COMPLETED' } });
     });
 
-    it('003: a long payment stays PENDING (held) until six minutes of the platform clock pass, then completes', async () => {
+    const quoteToUma = async (umaAddress: string, amount: number) => {
+      const res = await caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as Record<string, any>;
+    };
+
+    it('the sandbox UMA addresses: $success.eur completes, $fail.compliance.usd fails (COMPLIANCE_REJECTED) and is refunded', async () => {
+      const eur = await quoteToUma('$success.eur@sandbox.uma.money', 2_500);
+      await executed(eur);
+      const [pending] = await webhooks(eur.transactionId, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      expect(pending).toMatchObject({ destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money', currency: 'EUR' }, receivedAmount: { currency: { code: 'EUR' } } });
+      debit(2_500, eur.platformFeesIncluded);
+      await expectBalances('after paying $success.eur');
+      const compliance = await quoteToUma('$fail.compliance.usd@sandbox.uma.money', 1_500);
+      await executed(compliance);
+      const [, failed] = await webhooks(compliance.transactionId, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
+      expect(failed).toMatchObject({ failureReason: 'COMPLIANCE_REJECTED' });
+      await expectBalances('after the compliance failure');
+    });
+
+    it('003 and $pending.long.usd: long payments stay PENDING (held) until six minutes of the platform clock pass, then complete', async () => {
       const quote = await quoteTo('003', 4_000);
+      const uma = await quoteToUma('$pending.long.usd@sandbox.uma.money', 1_000);
       await executed(quote);
+      await executed(uma);
       await webhooks(quote.transactionId, ['OUTGOING_PAYMENT.PENDING']);
-      model.customer.available -= 4_000;
+      await webhooks(uma.transactionId, ['OUTGOING_PAYMENT.PENDING']);
+      model.customer.available -= 5_000;
       await expectBalances('003 held');
       await advance(5 * 60);
       expect((await read(`/transactions/${quote.transactionId}`)).status).toBe('PENDING');
+      expect((await read(`/transactions/${uma.transactionId}`)).status).toBe('PENDING');
       await advance(61);
       await webhooks(quote.transactionId, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
-      model.customer.available += 4_000;
+      await webhooks(uma.transactionId, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      model.customer.available += 5_000;
       debit(4_000, quote.platformFeesIncluded);
-      await expectBalances('after 003');
+      debit(1_000, uma.platformFeesIncluded);
+      await expectBalances('after the long payments');
     });
 
     it('a quote past expiresAt is a 409 (currentStatus EXPIRED) and moves nothing; an unknown quote a 404', async () => {

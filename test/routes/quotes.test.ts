@@ -154,9 +154,9 @@ describeEachEngine('exchange rates, quotes and receiver lookups', (t) => {
     expect(immediate.code).toBe('NOT_IMPLEMENTED');
   });
 
-  it('the authorization operations, and executing a quote to an UMA address, answer 501 until they are built', async () => {
+  it("the authorization operations, and executing a quote to a customer's UMA address, answer 501 until they are built", async () => {
     const q = (await quote(accountToEur('SENDING', 10_000))).json();
-    const uma = (await quote({ ...accountToEur('SENDING', 10_000), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money' } })).json();
+    const uma = (await quote({ ...accountToEur('SENDING', 10_000), destination: { destinationType: 'UMA_ADDRESS', umaAddress: customerUma } })).json();
     expect(expectErrorObject(await caller.req('POST', `/quotes/${uma.id}/execute`, {}), 'execute to UMA').code).toBe('NOT_IMPLEMENTED');
     for (const path of ['authorize', 'authorize/resend']) {
       const body = expectErrorObject(await caller.req('POST', `/quotes/${q.id}/${path}`, {}), path);

@@ -10,6 +10,7 @@ import type { PaymentTransactionRow } from '../../store/tables/payment-transacti
 import type { QuoteRow } from '../../store/tables/quotes.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { accountTypeOf } from '../accounts/account-currencies.js';
+import { sandboxUmaAddress } from '../uma/sandbox-uma.js';
 import { isBankAccount, PAYMENT_RAILS, type AccountType } from '../external-accounts/account-types.js';
 import type { PlatformClock } from '../platform/platform-clock.js';
 import type { Environment } from '../platform/tokens.js';
@@ -92,9 +93,7 @@ export class QuotePaymentService {
   /** Creates the quote's OutgoingTransaction from the internal account `sourceAccountId`, in the caller's unit of work. */
   private async pay(uow: UnitOfWork, platformId: string, environment: Environment, quote: QuoteRow, sourceAccountId: string, now: number): Promise<{ quote: Quote; transaction: PaymentTransaction }> {
       const destination = JSON.parse(quote.destination) as QuoteDestination;
-      if (destination.destinationType !== 'ACCOUNT') throw new NotImplementedError('Executing a quote to an UMA address is not built yet; quote to an external account');
-      const external = await getExternalAccount(uow, platformId, destination.accountId);
-      if (!external) throw new NotImplementedError('Executing a quote to an internal account is not built yet; quote to an external account');
+      const external = await payee(uow, platformId, destination);
 
       const internal = await this.lockSource(uow, platformId, sourceAccountId);
       if (!internal) throw new NotFoundError('InternalAccount', sourceAccountId);
@@ -107,11 +106,12 @@ export class QuotePaymentService {
       if (external.status !== 'ACTIVE') errors.push({ field: 'destination.accountId', message: `is ${external.status}; only an ACTIVE account is paid` });
       if (errors.length > 0) throw new ValidationError(errors);
 
-      const type = external.account_type as AccountType;
-      const rails: readonly string[] = isBankAccount(type) ? PAYMENT_RAILS[type] : [];
+      const asked = destination.destinationType === 'ACCOUNT' ? destination.paymentRail : undefined;
+      const type = external.account_type as AccountType | null;
+      const rails: readonly string[] = type !== null && isBankAccount(type) ? PAYMENT_RAILS[type] : [];
       const amount = Number(quote.total_sending_amount);
       const platformFees = Number(quote.platform_fees_included);
-      const outcome = quoteOutcome(external.identifier, environment === 'sandbox');
+      const outcome = external.uma === null ? quoteOutcome(external.identifier, environment === 'sandbox') : external.uma;
       const short = outcome !== 'QUOTE_EXECUTION_FAILED' && Number(internal.available_balance) < amount;
       const failed = outcome === 'QUOTE_EXECUTION_FAILED' || short;
       const row: repo.PaymentTransactionView = {
@@ -126,8 +126,8 @@ export class QuotePaymentService {
         external_identifier: external.identifier,
         currency: quote.sending_currency,
         amount,
-        payment_rail: destination.paymentRail ?? rails[0] ?? null,
-        rail_selection_mode: destination.paymentRail !== undefined ? 'MANUAL' : rails.length > 0 ? 'AUTO' : null,
+        payment_rail: asked ?? rails[0] ?? null,
+        rail_selection_mode: asked !== undefined ? 'MANUAL' : rails.length > 0 ? 'AUTO' : null,
         remittance_information: descriptionOf(quote.request),
         purpose_of_payment: null,
         outcome,
@@ -145,6 +145,7 @@ export class QuotePaymentService {
         fees: Number(quote.fees_included),
         platform_fees: platformFees,
         fee_account_id: platformFees > 0 ? await this.platformAccount(uow, platformId, quote.sending_currency, now) : null,
+        counterparty_uma: external.uma === null ? null : external.id,
         platform_customer_id: customer?.platform_customer_id ?? null,
       };
       const { platform_customer_id: _, ...stored } = row;
@@ -155,7 +156,7 @@ export class QuotePaymentService {
       if (!failed) {
         const payload: TransferSettlementJob = { platformId, transactionId: row.id };
         // Due now; a 003 long payment LONG_PAYMENT_MS later on the platform's clock (an advance pulls it forward).
-        const delay = outcome === 'LONG_PAYMENT' ? LONG_PAYMENT_MS : 0;
+        const delay = outcome === 'LONG_PAYMENT' || outcome === 'UMA_LONG_PENDING' ? LONG_PAYMENT_MS : 0;
         await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay }, now);
       }
       return { quote: renderQuote({ ...quote, status: failed ? 'FAILED' : 'PROCESSING', updated_at: now }, now), transaction: renderPaymentTransaction(row) };
@@ -178,6 +179,26 @@ export class QuotePaymentService {
     ]);
     return (await listPlatformAccounts(uow.db, platformId, { currency }))[0]!.id;
   }
+}
+
+/**
+ * Who a quote pays: an external account of the platform, or a sandbox UMA address (its id the
+ * address, its outcome as the guide says). A customer's UMA address or an internal account: 501.
+ */
+async function payee(
+  uow: UnitOfWork,
+  platformId: string,
+  destination: QuoteDestination,
+): Promise<{ id: string; identifier: string | null; status: string; account_type: string | null; uma: null | 'SUCCESS' | 'UMA_LONG_PENDING' | 'UMA_COMPLIANCE_FAILED' }> {
+  if (destination.destinationType === 'UMA_ADDRESS') {
+    const sandbox = sandboxUmaAddress(destination.umaAddress);
+    if (!sandbox) throw new NotImplementedError("Executing a quote to a customer's UMA address is not built yet; the sandbox UMA addresses and external accounts are paid");
+    const uma = sandbox.behaviour === 'LONG_PENDING' ? 'UMA_LONG_PENDING' : sandbox.behaviour === 'COMPLIANCE_FAILURE' ? 'UMA_COMPLIANCE_FAILED' : 'SUCCESS';
+    return { id: sandbox.address, identifier: sandbox.address, status: 'ACTIVE', account_type: null, uma };
+  }
+  const external = await getExternalAccount(uow, platformId, destination.accountId);
+  if (!external) throw new NotImplementedError('Executing a quote to an internal account is not built yet; quote to an external account');
+  return { ...external, uma: null };
 }
 
 function descriptionOf(request: string): string | null {

@@ -17,7 +17,7 @@ export interface PaymentTransaction {
   type: 'INCOMING' | 'OUTGOING';
   direction: 'CREDIT' | 'DEBIT';
   source: { sourceType: 'ACCOUNT'; accountId: string; currency: string } | { sourceType: 'UMA_ADDRESS'; umaAddress: string; currency: string };
-  destination: { destinationType: 'ACCOUNT'; accountId: string; currency: string };
+  destination: { destinationType: 'ACCOUNT'; accountId: string; currency: string } | { destinationType: 'UMA_ADDRESS'; umaAddress: string; currency: string };
   customerId: string;
   platformCustomerId: string;
   sentAmount: CurrencyAmount;
@@ -88,7 +88,9 @@ export function renderPaymentTransaction(row: PaymentTransactionView, refund: Re
     out.fees = Number(row.fees ?? 0);
     out.platformFees = Number(row.platform_fees ?? 0);
   }
-  if (row.counterparty_uma) out.source = { sourceType: 'UMA_ADDRESS', umaAddress: row.counterparty_uma, currency: row.currency };
+  // The UMA side: an incoming payment's sender, a quote payment's sandbox UMA payee.
+  if (row.counterparty_uma && incoming) out.source = { sourceType: 'UMA_ADDRESS', umaAddress: row.counterparty_uma, currency: row.currency };
+  if (row.counterparty_uma && !incoming) out.destination = { destinationType: 'UMA_ADDRESS', umaAddress: row.counterparty_uma, currency: out.receivedAmount.currency.code };
   if (row.failure_reason !== null) out.failureReason = row.failure_reason;
   if (refund !== undefined) out.refund = refund;
   if (row.remittance_information !== null) out.description = row.remittance_information;

@@ -79,6 +79,8 @@ export function failureReasonOf(type: 'INCOMING' | 'OUTGOING', why: TransferOutc
   // A compliance failure, or the platform's own screening rejecting it (POST .../reject).
   if (type === 'INCOMING') return why === 'UMA_COMPLIANCE_FAILED' || why === 'REJECTED_BY_PLATFORM' ? 'COMPLIANCE_REJECTED' : 'COLLECTION_FAILED';
   switch (why) {
+    case 'UMA_COMPLIANCE_FAILED':
+      return 'COMPLIANCE_REJECTED';
     case 'DELIVERY_FAILED':
       return 'ACCOUNT_CANNOT_RECEIVE';
     case 'RETURNED':
