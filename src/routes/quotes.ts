@@ -22,13 +22,19 @@ export const quoteRoutes: RouteModule = (app, { quotes, quotePayments }) => {
           "(or the UMA address's: a sandbox address's one currency, a customer's first). Amounts are converted in integer arithmetic, the receiving side rounded down; the platform's " +
           'CROSS_CURRENCY_TRANSACTION fee (fixed plus basis points of the amount converted, rounded up) is within totalSendingAmount. ' +
           'Unknown ids: one 400 naming each field. A currency without a sandbox rate, or one the UMA address does not receive: 400 INVALID_CURRENCY; a malformed UMA address: 400 INVALID_UMA_ADDRESS; ' +
-          'a well-formed address with no receiver: 404 UMA_NOT_FOUND; an amount converted outside the limits: 400 AMOUNT_OUT_OF_RANGE. immediatelyExecute: 501 NOT_IMPLEMENTED (execution is not built yet).',
+          'a well-formed address with no receiver: 404 UMA_NOT_FOUND; an amount converted outside the limits: 400 AMOUNT_OUT_OF_RANGE. immediatelyExecute: true executes an account-funded quote at once ' +
+          '(as POST /quotes/{quoteId}/execute: the quote answered PROCESSING or FAILED, its refusals and 501 leave no quote); a real-time funded one is answered PENDING, executed when paid.',
         body: CreateQuoteBody,
         response: { 201: QuoteSchema, ...errorResponses(400, 404, 415, 501) },
       },
     },
     async (request, reply) => {
-      const quote = await quotes.create(request.principal.platformId, request.body as CreateQuoteInput, requestUnitOfWork(request));
+      const { platformId, environment } = request.principal;
+      const input = request.body as CreateQuoteInput;
+      const quote =
+        input.immediatelyExecute === true
+          ? await quotePayments.createAndExecute(platformId, environment, (uow) => quotes.create(platformId, input, uow), requestUnitOfWork(request))
+          : await quotes.create(platformId, input, requestUnitOfWork(request));
       return reply.code(201).send(quote);
     },
   );

@@ -556,7 +556,7 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     ['POST /webhook-events/recover', 'no endpoint', 400, caller.req('POST', '/webhook-events/recover', { since: '2025-01-01T00:00:00Z' })],
     ['POST /webhook-events/replay-missing', 'no endpoint', 400, caller.req('POST', '/webhook-events/replay-missing', { since: '2025-01-01T00:00:00Z' })],
     ['POST /quotes', 'a UMA address with no receiver', 404, caller.req('POST', '/quotes', { ...quoteTo('$nobody@sandbox.uma.money') })],
-    ['POST /quotes', 'immediatelyExecute before execution is built', 501, caller.req('POST', '/quotes', { ...quoteTo('$success.eur@sandbox.uma.money'), immediatelyExecute: true })],
+    ['POST /quotes', "immediatelyExecute to a customer's UMA address (not built yet)", 501, caller.req('POST', '/quotes', { ...quoteTo(holderUma), immediatelyExecute: true })],
     [
       'PATCH /config',
       'a fee source currency the interface does not implement',

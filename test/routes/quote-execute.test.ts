@@ -145,6 +145,23 @@ describeEachEngine(
       await expectBalances('after the idempotent execute');
     });
 
+    it('immediatelyExecute on POST /quotes: the quote created PROCESSING and its payment made in the same request', async () => {
+      const res = await caller.req('POST', '/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId },
+        destination: { destinationType: 'ACCOUNT', accountId: externals.get('000') },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_100,
+        immediatelyExecute: true,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const quote = res.json();
+      expect(quote.status).toBe('PROCESSING');
+      await webhooks(quote.transactionId, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      expect((await read(`/quotes/${quote.id}`)).status).toBe('COMPLETED');
+      debit(1_100, quote.platformFeesIncluded);
+      await expectBalances('after the immediate execution');
+    });
+
     it('002: execution fails at once, nothing held or booked', async () => {
       const quote = await quoteTo('002');
       expect(await executed(quote)).toMatchObject({ status: 'FAILED' });

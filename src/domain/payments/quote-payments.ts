@@ -51,6 +51,18 @@ export class QuotePaymentService {
   }
 
   /**
+   * POST /quotes with immediatelyExecute: the quote created by `create` and executed in one unit of
+   * work (an execution refused leaves no quote). A real-time funded quote executes when its
+   * instructions are paid, so it is answered PENDING.
+   */
+  createAndExecute(platformId: string, environment: Environment, create: (uow: UnitOfWork) => Promise<Quote>, within?: UnitOfWork): Promise<Quote> {
+    return this.store.transaction(async (uow) => {
+      const quote = await create(uow);
+      return quote.source.sourceType === 'ACCOUNT' ? this.execute(platformId, environment, quote.id, uow) : quote;
+    }, within);
+  }
+
+  /**
    * POST /sandbox/send: pays a real-time funded quote's payment instructions. The funds land in the
    * quote's customer's internal account in the sending currency (the platform's own without one), and
    * the quote is executed from there as a prefunded one. currencyCode must be the sending currency and
