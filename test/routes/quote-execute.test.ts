@@ -162,6 +162,15 @@ describeEachEngine(
       await expectBalances('after the immediate execution');
     });
 
+    it('two executes at once: one pays, the other is a 409; the amount held and debited once', async () => {
+      const quote = await quoteTo('000', 1_300);
+      const answers = await Promise.all([execute(quote.id), execute(quote.id)]);
+      expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409]);
+      await webhooks(quote.transactionId, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      debit(1_300, quote.platformFeesIncluded);
+      await expectBalances('after the concurrent executes');
+    });
+
     it('002: execution fails at once, nothing held or booked', async () => {
       const quote = await quoteTo('002');
       expect(await executed(quote)).toMatchObject({ status: 'FAILED' });
