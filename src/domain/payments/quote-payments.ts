@@ -38,11 +38,11 @@ export class QuotePaymentService {
   /**
    * Unknown quote: 404. A quote past expiresAt, or already executed: 409 (currentStatus EXPIRED, or
    * its status). A real-time funded quote is paid by its payment instructions: 400. A destination
-   * this sandbox does not pay yet (an internal account, an UMA address): 501.
+   * this sandbox does not pay yet (an internal account, a customer's UMA address): 501.
    */
   execute(platformId: string, environment: Environment, quoteId: string, within?: UnitOfWork): Promise<Quote> {
     return this.store.transaction(async (uow) => {
-      const { quote, source, now } = await this.executable(uow, platformId, quoteId, 'quoteId');
+      const { quote, source, now } = await this.executable(uow, platformId, quoteId);
       if (source.sourceType !== 'ACCOUNT') {
         throw new ValidationError([{ field: 'quoteId', message: 'names a real-time funded quote: it is executed when its paymentInstructions are paid (POST /sandbox/send), not by execute' }]);
       }
@@ -70,7 +70,7 @@ export class QuotePaymentService {
    */
   send(platformId: string, environment: Environment, input: { quoteId: string; currencyCode: string; currencyAmount?: number | undefined }, within?: UnitOfWork): Promise<PaymentTransaction> {
     return this.store.transaction(async (uow) => {
-      const { quote, source, now } = await this.executable(uow, platformId, input.quoteId, 'quoteId');
+      const { quote, source, now } = await this.executable(uow, platformId, input.quoteId);
       const errors: FieldError[] = [];
       if (source.sourceType !== 'REALTIME_FUNDING') errors.push({ field: 'quoteId', message: 'names a quote funded from an internal account: execute it (POST /quotes/{quoteId}/execute)' });
       if (input.currencyCode !== quote.sending_currency) errors.push({ field: 'currencyCode', message: `must be the quote's sending currency, ${quote.sending_currency}` });
@@ -90,7 +90,7 @@ export class QuotePaymentService {
   }
 
   /** The quote, locked, PENDING and not past expiresAt on the platform's clock (else 404, 409). */
-  private async executable(uow: UnitOfWork, platformId: string, quoteId: string, _field: string): Promise<{ quote: QuoteRow; source: QuoteSource; now: number }> {
+  private async executable(uow: UnitOfWork, platformId: string, quoteId: string): Promise<{ quote: QuoteRow; source: QuoteSource; now: number }> {
     const quote = lookupableId(quoteId) ? await lockQuote(uow, platformId, quoteId) : undefined;
     if (!quote) throw new NotFoundError('Quote', quoteId);
     const now = await this.clock.now(platformId, uow);
@@ -104,74 +104,74 @@ export class QuotePaymentService {
 
   /** Creates the quote's OutgoingTransaction from the internal account `sourceAccountId`, in the caller's unit of work. */
   private async pay(uow: UnitOfWork, platformId: string, environment: Environment, quote: QuoteRow, sourceAccountId: string, now: number): Promise<{ quote: Quote; transaction: PaymentTransaction }> {
-      const destination = JSON.parse(quote.destination) as QuoteDestination;
-      const external = await payee(uow, platformId, destination);
+    const destination = JSON.parse(quote.destination) as QuoteDestination;
+    const external = await payee(uow, platformId, destination);
 
-      const internal = await this.lockSource(uow, platformId, sourceAccountId);
-      if (!internal) throw new NotFoundError('InternalAccount', sourceAccountId);
-      const customer = internal.customer_id === null ? undefined : await findCustomer(uow.db, platformId, internal.customer_id);
-      const errors: FieldError[] = [];
-      if (internal.customer_id !== null && customer?.kyc_status !== 'APPROVED') {
-        errors.push({ field: 'source.accountId', message: `belongs to a customer whose KYC status is ${customer?.kyc_status ?? 'unknown'}; moving money needs APPROVED` });
-      }
-      if (internal.status !== 'ACTIVE') errors.push({ field: 'source.accountId', message: `is ${internal.status}; only an ACTIVE account moves money` });
-      if (external.status !== 'ACTIVE') errors.push({ field: 'destination.accountId', message: `is ${external.status}; only an ACTIVE account is paid` });
-      if (errors.length > 0) throw new ValidationError(errors);
+    const internal = await this.lockSource(uow, platformId, sourceAccountId);
+    if (!internal) throw new NotFoundError('InternalAccount', sourceAccountId);
+    const customer = internal.customer_id === null ? undefined : await findCustomer(uow.db, platformId, internal.customer_id);
+    const errors: FieldError[] = [];
+    if (internal.customer_id !== null && customer?.kyc_status !== 'APPROVED') {
+      errors.push({ field: 'source.accountId', message: `belongs to a customer whose KYC status is ${customer?.kyc_status ?? 'unknown'}; moving money needs APPROVED` });
+    }
+    if (internal.status !== 'ACTIVE') errors.push({ field: 'source.accountId', message: `is ${internal.status}; only an ACTIVE account moves money` });
+    if (external.status !== 'ACTIVE') errors.push({ field: 'destination.accountId', message: `is ${external.status}; only an ACTIVE account is paid` });
+    if (errors.length > 0) throw new ValidationError(errors);
 
-      const asked = destination.destinationType === 'ACCOUNT' ? destination.paymentRail : undefined;
-      const type = external.account_type as AccountType | null;
-      const rails: readonly string[] = type !== null && isBankAccount(type) ? PAYMENT_RAILS[type] : [];
-      const amount = Number(quote.total_sending_amount);
-      const platformFees = Number(quote.platform_fees_included);
-      const outcome = external.uma === null ? quoteOutcome(external.identifier, environment === 'sandbox') : external.uma;
-      const short = outcome !== 'QUOTE_EXECUTION_FAILED' && Number(internal.available_balance) < amount;
-      const failed = outcome === 'QUOTE_EXECUTION_FAILED' || short;
-      const row: repo.PaymentTransactionView = {
-        id: quote.transaction_id,
-        platform_id: platformId,
-        customer_id: internal.customer_id,
-        type: 'OUTGOING',
-        direction: 'DEBIT',
-        status: failed ? 'FAILED' : 'PENDING',
-        internal_account_id: internal.id,
-        external_account_id: external.id,
-        external_identifier: external.identifier,
-        currency: quote.sending_currency,
-        amount,
-        payment_rail: asked ?? rails[0] ?? null,
-        rail_selection_mode: asked !== undefined ? 'MANUAL' : rails.length > 0 ? 'AUTO' : null,
-        remittance_information: descriptionOf(quote.request),
-        purpose_of_payment: null,
-        outcome,
-        failure_reason: failed ? failureReasonOf('OUTGOING', 'QUOTE_EXECUTION_FAILED') : null,
-        refund: null,
-        reference: `QTE-${quote.transaction_id.slice(-12).toUpperCase()}`,
-        receipt_delivery_confirmed_at: null,
-        settled_at: null,
-        created_at: now,
-        updated_at: now,
-        quote_id: quote.id,
-        received_currency: quote.receiving_currency,
-        received_amount: Number(quote.total_receiving_amount),
-        exchange_rate: quote.exchange_rate,
-        fees: Number(quote.fees_included),
-        platform_fees: platformFees,
-        fee_account_id: platformFees > 0 ? await this.platformAccount(uow, platformId, quote.sending_currency, now) : null,
-        counterparty_uma: external.uma === null ? null : external.id,
-        platform_customer_id: customer?.platform_customer_id ?? null,
-      };
-      const { platform_customer_id: _, ...stored } = row;
-      await repo.insertPaymentTransaction(uow, stored satisfies PaymentTransactionRow);
-      await setQuoteStatusByTransaction(uow.db, row.id, failed ? 'FAILED' : 'PROCESSING', now);
-      if (!failed) await postTransfer(uow, row, [{ kind: 'TRANSFER_OUT_HOLD', amount: -amount }], now);
-      await recordWebhookEvent(uow, { platformId, type: paymentEvent('OUTGOING', row.status), fields: { data: renderPaymentTransaction(row) } }, now);
-      if (!failed) {
-        const payload: TransferSettlementJob = { platformId, transactionId: row.id };
-        // Due now; a 003 long payment LONG_PAYMENT_MS later on the platform's clock (an advance pulls it forward).
-        const delay = outcome === 'LONG_PAYMENT' || outcome === 'UMA_LONG_PENDING' ? LONG_PAYMENT_MS : 0;
-        await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay }, now);
-      }
-      return { quote: renderQuote({ ...quote, status: failed ? 'FAILED' : 'PROCESSING', updated_at: now }, now), transaction: renderPaymentTransaction(row) };
+    const asked = destination.destinationType === 'ACCOUNT' ? destination.paymentRail : undefined;
+    const type = external.account_type as AccountType | null;
+    const rails: readonly string[] = type !== null && isBankAccount(type) ? PAYMENT_RAILS[type] : [];
+    const amount = Number(quote.total_sending_amount);
+    const platformFees = Number(quote.platform_fees_included);
+    const outcome = external.uma === null ? quoteOutcome(external.identifier, environment === 'sandbox') : external.uma;
+    const short = outcome !== 'QUOTE_EXECUTION_FAILED' && Number(internal.available_balance) < amount;
+    const failed = outcome === 'QUOTE_EXECUTION_FAILED' || short;
+    const row: repo.PaymentTransactionView = {
+      id: quote.transaction_id,
+      platform_id: platformId,
+      customer_id: internal.customer_id,
+      type: 'OUTGOING',
+      direction: 'DEBIT',
+      status: failed ? 'FAILED' : 'PENDING',
+      internal_account_id: internal.id,
+      external_account_id: external.id,
+      external_identifier: external.identifier,
+      currency: quote.sending_currency,
+      amount,
+      payment_rail: asked ?? rails[0] ?? null,
+      rail_selection_mode: asked !== undefined ? 'MANUAL' : rails.length > 0 ? 'AUTO' : null,
+      remittance_information: descriptionOf(quote.request),
+      purpose_of_payment: null,
+      outcome,
+      failure_reason: failed ? failureReasonOf('OUTGOING', 'QUOTE_EXECUTION_FAILED') : null,
+      refund: null,
+      reference: `QTE-${quote.transaction_id.slice(-12).toUpperCase()}`,
+      receipt_delivery_confirmed_at: null,
+      settled_at: null,
+      created_at: now,
+      updated_at: now,
+      quote_id: quote.id,
+      received_currency: quote.receiving_currency,
+      received_amount: Number(quote.total_receiving_amount),
+      exchange_rate: quote.exchange_rate,
+      fees: Number(quote.fees_included),
+      platform_fees: platformFees,
+      fee_account_id: platformFees > 0 ? await this.platformAccount(uow, platformId, quote.sending_currency, now) : null,
+      counterparty_uma: external.uma === null ? null : external.id,
+      platform_customer_id: customer?.platform_customer_id ?? null,
+    };
+    const { platform_customer_id: _, ...stored } = row;
+    await repo.insertPaymentTransaction(uow, stored satisfies PaymentTransactionRow);
+    await setQuoteStatusByTransaction(uow.db, row.id, failed ? 'FAILED' : 'PROCESSING', now);
+    if (!failed) await postTransfer(uow, row, [{ kind: 'TRANSFER_OUT_HOLD', amount: -amount }], now);
+    await recordWebhookEvent(uow, { platformId, type: paymentEvent('OUTGOING', row.status), fields: { data: renderPaymentTransaction(row) } }, now);
+    if (!failed) {
+      const payload: TransferSettlementJob = { platformId, transactionId: row.id };
+      // Due now; a 003 long payment LONG_PAYMENT_MS later on the platform's clock (an advance pulls it forward).
+      const delay = outcome === 'LONG_PAYMENT' || outcome === 'UMA_LONG_PENDING' ? LONG_PAYMENT_MS : 0;
+      await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay }, now);
+    }
+    return { quote: renderQuote({ ...quote, status: failed ? 'FAILED' : 'PROCESSING', updated_at: now }, now), transaction: renderPaymentTransaction(row) };
   }
 
   /** The source internal account, locked: a customer's, or one of the platform's own (customer_id null). */
