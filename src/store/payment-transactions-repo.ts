@@ -32,7 +32,7 @@ export async function lockPaymentTransaction(uow: UnitOfWork, platformId: string
 export async function updatePaymentTransaction(
   db: Executor,
   id: string,
-  change: Partial<Pick<PaymentTransactionRow, 'status' | 'failure_reason' | 'refund' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'updated_at' | 'outcome'>>,
+  change: Partial<Pick<PaymentTransactionRow, 'status' | 'failure_reason' | 'refund' | 'settled_at' | 'receipt_delivery_confirmed_at' | 'updated_at'>>,
 ): Promise<void> {
   await db.updateTable('payment_transactions').set(change).where('id', '=', id).execute();
 }
