@@ -17,6 +17,8 @@ import { ExternalAccountService } from './domain/external-accounts/external-acco
 import { OwnershipVerification } from './domain/external-accounts/ownership-verification.js';
 import { PaymentTransactionService } from './domain/payments/payment-transactions.js';
 import { TransferService } from './domain/payments/transfers.js';
+import { QuotePaymentService } from './domain/payments/quote-payments.js';
+import { UmaReceiveService } from './domain/payments/uma-receive.js';
 import { DocumentService } from './domain/documents/documents.js';
 import { IdempotencyKeys } from './http/idempotency-keys.js';
 import { InternalAccountService } from './domain/accounts/internal-accounts.js';
@@ -73,6 +75,8 @@ export interface Services {
   platformAccounts: PlatformAccountService;
   /** POST /transfer-in and /transfer-out. */
   transfers: TransferService;
+  quotePayments: QuotePaymentService;
+  umaReceive: UmaReceiveService;
   /** Every kind of transaction read together, and the operations on one (confirm, approve, reject, cancel). */
   transactions: PaymentTransactionService;
   platformConfig: PlatformConfigService;
@@ -139,6 +143,8 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     ownershipVerification: new OwnershipVerification(store, clock, config.sandboxExternalAccountReviewDelayMs),
     platformAccounts: new PlatformAccountService(store, clock),
     transfers: new TransferService(store, clock),
+    quotePayments: new QuotePaymentService(store, clock),
+    umaReceive: new UmaReceiveService(store, clock),
     transactions: new PaymentTransactionService(store, cursors, clock),
     platformConfig,
     clock,

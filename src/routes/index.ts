@@ -22,6 +22,7 @@ import { webhookEventRoutes } from './webhook-events.js';
 import { requestLogRoutes } from './request-logs.js';
 import { exchangeRateRoutes, sandboxExchangeRateRoutes } from './exchange-rates.js';
 import { quoteRoutes } from './quotes.js';
+import { sandboxPaymentRoutes } from './sandbox-payments.js';
 import { receiverRoutes } from './receivers.js';
 import { invitationRoutes } from './invitations.js';
 import { directoryRoutes } from './directory.js';
@@ -39,4 +40,4 @@ export const routeModules: RouteModule[] = [
  * The sandbox operations (every path under /sandbox/, each with config.sandboxOnly): registered,
  * and documented, only when the server is not started with SERVICE_ENV=production.
  */
-export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes, sandboxInternalAccountRoutes, sandboxCustomerRoutes, sandboxClockRoutes, sandboxExchangeRateRoutes];
+export const sandboxRouteModules: RouteModule[] = [sandboxCardRoutes, sandboxWebhookRoutes, sandboxInternalAccountRoutes, sandboxCustomerRoutes, sandboxClockRoutes, sandboxExchangeRateRoutes, sandboxPaymentRoutes];

@@ -8,7 +8,7 @@ const tags = ['Cross-Currency Transfers'];
 // The source and destination unions are documented, not compiled into a serializer: render builds exactly the answer.
 const serializerCompiler = () => (data: unknown) => JSON.stringify(data);
 
-export const quoteRoutes: RouteModule = (app, { quotes }) => {
+export const quoteRoutes: RouteModule = (app, { quotes, quotePayments }) => {
   app.post(
     '/quotes',
     {
@@ -22,15 +22,44 @@ export const quoteRoutes: RouteModule = (app, { quotes }) => {
           "(or the UMA address's: a sandbox address's one currency, a customer's first). Amounts are converted in integer arithmetic, the receiving side rounded down; the platform's " +
           'CROSS_CURRENCY_TRANSACTION fee (fixed plus basis points of the amount converted, rounded up) is within totalSendingAmount. ' +
           'Unknown ids: one 400 naming each field. A currency without a sandbox rate, or one the UMA address does not receive: 400 INVALID_CURRENCY; a malformed UMA address: 400 INVALID_UMA_ADDRESS; ' +
-          'a well-formed address with no receiver: 404 UMA_NOT_FOUND; an amount converted outside the limits: 400 AMOUNT_OUT_OF_RANGE. immediatelyExecute: 501 NOT_IMPLEMENTED (execution is not built yet).',
+          'a well-formed address with no receiver: 404 UMA_NOT_FOUND; an amount converted outside the limits: 400 AMOUNT_OUT_OF_RANGE. immediatelyExecute: true executes an account-funded quote at once ' +
+          '(as POST /quotes/{quoteId}/execute: the quote answered PROCESSING or FAILED, its refusals and 501 leave no quote); a real-time funded one is answered PENDING, executed when paid.',
         body: CreateQuoteBody,
         response: { 201: QuoteSchema, ...errorResponses(400, 404, 415, 501) },
       },
     },
     async (request, reply) => {
-      const quote = await quotes.create(request.principal.platformId, request.body as CreateQuoteInput, requestUnitOfWork(request));
+      const { platformId, environment } = request.principal;
+      const input = request.body as CreateQuoteInput;
+      const quote =
+        input.immediatelyExecute === true
+          ? await quotePayments.createAndExecute(platformId, environment, (uow) => quotes.create(platformId, input, uow), requestUnitOfWork(request))
+          : await quotes.create(platformId, input, requestUnitOfWork(request));
       return reply.code(201).send(quote);
     },
+  );
+
+  app.post(
+    '/quotes/:quoteId/execute',
+    {
+      config: { permission: 'TRANSACT' },
+      serializerCompiler,
+      schema: {
+        tags,
+        summary: 'Execute a quote',
+        description:
+          "Creates the quote's OutgoingTransaction (id: the quote's transactionId) from its source internal account: the whole totalSendingAmount (fees within it) is held, then debited when the payment completes, " +
+          "the platform's fees credited to the platform's own internal account in the sending currency. The quote is PROCESSING, then COMPLETED or FAILED with its payment; OUTGOING_PAYMENT.* webhooks. " +
+          'In the sandbox the destination account\'s last three digits decide the outcome: 002 execution fails at once, 003 completes after six minutes of the platform\'s clock, 004 delivery fails, ' +
+          '005 completes then is returned, 006 is cancelled by the user, 007 payout and refund fail; any other completes. Held funds of a failure are refunded (not for 007). ' +
+          'A quote past expiresAt, or already executed: 409 INVALID_STATE_TRANSITION (currentStatus EXPIRED, or its status). A real-time funded quote is paid through its payment instructions: 400. ' +
+          'To a sandbox UMA address: $pending.long.usd completes after six minutes, $fail.compliance.usd fails (COMPLIANCE_REJECTED), the others complete. ' +
+          "To a customer's UMA address or an internal account: 501 NOT_IMPLEMENTED. Unknown: 404 QUOTE_NOT_FOUND.",
+        params: QuoteIdParamSchema,
+        response: { 200: QuoteSchema, ...errorResponses(400, 404, 409, 501) },
+      },
+    },
+    async (request) => quotePayments.execute(request.principal.platformId, request.principal.environment, request.params.quoteId, requestUnitOfWork(request)),
   );
 
   app.get(

@@ -12,8 +12,9 @@ const TransactionSchema = Type.Union([IncomingTransactionSchema, OutgoingTransac
 // The union is documented, not compiled into a serializer: the domain renders exactly the answer.
 const serializerCompiler = () => (data: unknown) => JSON.stringify(data);
 const APPROVAL =
-  'For incoming payments waiting for the platform\'s decision (UMA payments acknowledged with a 202). No flow of this service creates one: a transfer-in is a ' +
-  'bank-rail payment, informational at every status, so any transaction answers 409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL; an unknown one 404 TRANSACTION_NOT_FOUND.';
+  'For incoming UMA payments waiting for the platform\'s decision: POST /sandbox/uma/receive makes one when the platform\'s config lists requiredCounterpartyFields for the receiving currency. ' +
+  'Approve credits the customer\'s internal account (COMPLETED); reject fails it (COMPLIANCE_REJECTED); INCOMING_PAYMENT.* webhooks. Any other transaction (a transfer-in is informational) answers ' +
+  '409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL; an unknown one 404 TRANSACTION_NOT_FOUND.';
 
 /** The document's request body is optional on these operations: none reads as an empty one. */
 async function noBodyIsEmpty(request: FastifyRequest): Promise<void> {
@@ -101,7 +102,7 @@ export const transactionRoutes: RouteModule = (app, { cards, transactions }) => 
           response: { 200: IncomingTransactionSchema, ...errorResponses(400, 404, 409, 415) },
         },
       },
-      async (request) => transactions.decide(request.principal.platformId, request.params.transactionId, decision),
+      async (request) => (await transactions.decide(request.principal.platformId, request.params.transactionId, decision, requestUnitOfWork(request))) as never,
     );
   }
 

@@ -83,8 +83,8 @@ const common = {
   platformCustomerId: Type.String(),
   sentAmount: CurrencyAmountSchema,
   receivedAmount: CurrencyAmountSchema,
-  exchangeRate: Type.Number({ description: '1: a transfer moves one currency' }),
-  fees: Type.Integer({ description: 'None in the sandbox' }),
+  exchangeRate: Type.Number({ description: '1 for a transfer (one currency); a quote payment\'s rate, sending units per receiving unit' }),
+  fees: Type.Integer({ description: 'None on a transfer; a quote payment\'s fees (within sentAmount, all the platform\'s)' }),
   reconciliationInstructions: Type.Object({ reference: Type.String({ description: 'Unique per transaction; the reference filter of GET /transactions' }) }),
   refund: Type.Optional(RefundSchema),
   description: Type.Optional(Type.String({ description: 'The transfer-out\'s remittanceInformation' })),
@@ -100,9 +100,9 @@ export const IncomingTransactionSchema = Type.Object(
     status: Type.Enum(['PENDING', 'COMPLETED', 'FAILED']),
     type: Type.Literal('INCOMING'),
     direction: Type.Literal('CREDIT'),
-    source: SourceSchema,
+    source: Type.Union([SourceSchema, Type.Object({ sourceType: Type.Literal('UMA_ADDRESS'), umaAddress: Type.String(), currency: Type.String() })], { description: 'An external account, or the sender of an incoming UMA payment' }),
     destination: DestinationSchema,
-    failureReason: Type.Optional(Type.Enum(['COLLECTION_FAILED'], { description: 'Only when FAILED' })),
+    failureReason: Type.Optional(Type.Enum(['COLLECTION_FAILED', 'COMPLIANCE_REJECTED'], { description: 'Only when FAILED' })),
   },
   { description: 'A transfer-in: money pulled from an external account into an internal account' },
 );
@@ -114,10 +114,11 @@ export const OutgoingTransactionSchema = Type.Object(
     type: Type.Literal('OUTGOING'),
     direction: Type.Literal('DEBIT'),
     source: SourceSchema,
-    destination: DestinationSchema,
-    platformFees: Type.Integer(),
+    destination: Type.Union([DestinationSchema, Type.Object({ destinationType: Type.Literal('UMA_ADDRESS'), umaAddress: Type.String(), currency: Type.String() })], { description: 'An external account, or the UMA address a quote pays' }),
+    platformFees: Type.Integer({ description: 'Credited to the platform\'s own account in the sending currency when a quote payment completes' }),
+    quoteId: Type.Optional(Type.String({ description: 'The quote this payment executes (POST /quotes/{quoteId}/execute)' })),
     purposeOfPayment: Type.Optional(Type.Enum(PURPOSES)),
-    failureReason: Type.Optional(Type.Enum(['QUOTE_EXECUTION_FAILED', 'ACCOUNT_INVALID', 'ACCOUNT_CANNOT_RECEIVE'], { description: 'Only when FAILED' })),
+    failureReason: Type.Optional(Type.Enum(['QUOTE_EXECUTION_FAILED', 'ACCOUNT_INVALID', 'ACCOUNT_CANNOT_RECEIVE', 'PAYOUT_RETURNED', 'COMPLIANCE_REJECTED'], { description: 'Only when FAILED' })),
     paymentRail: Type.Union([PaymentRailSchema, Type.Null()], { description: 'The rail it was sent on; null for a wallet' }),
     railSelectionMode: Type.Union([Type.Enum(['AUTO', 'MANUAL']), Type.Null()]),
     expectedSettlementAt: Type.Null({ description: 'Sandbox rails settle as the transfer lands' }),
@@ -134,3 +135,23 @@ export const ConfirmReceiptBody = Type.Object(
 );
 export const ApprovePaymentBody = Type.Object({ receiverCustomerInfo: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, { additionalProperties: false });
 export const ReasonBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 256 })) }, { additionalProperties: false });
+
+export const SandboxUmaReceiveBody = Type.Object(
+  {
+    senderUmaAddress: Type.String({ minLength: 1, maxLength: 256, description: 'One of the sandbox UMA addresses' }),
+    receiverUmaAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "The receiving customer's UMA address (or customerId)" })),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'The receiving customer (or receiverUmaAddress)' })),
+    receivingCurrencyCode: Type.String({ minLength: 3, maxLength: 5 }),
+    receivingCurrencyAmount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  },
+  { additionalProperties: false },
+);
+
+export const SandboxSendBody = Type.Object(
+  {
+    quoteId: Type.String({ minLength: 1, maxLength: 128, description: 'A real-time funded quote' }),
+    currencyCode: Type.String({ minLength: 3, maxLength: 5, description: "The quote's sending currency" }),
+    currencyAmount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "The quote's totalSendingAmount when given" })),
+  },
+  { additionalProperties: false },
+);

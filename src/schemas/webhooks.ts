@@ -124,8 +124,8 @@ export const IncomingPaymentWebhookSchema = envelope(
 );
 
 export const OutgoingPaymentWebhookSchema = envelope(
-  Type.Enum(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED']),
+  Type.Enum(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_COMPLETED', 'OUTGOING_PAYMENT.REFUND_FAILED']),
   OutgoingTransactionSchema,
   {},
-  'A transfer-out was created (PENDING, or FAILED at once) or ended (COMPLETED, FAILED); a FAILED one that held its amount is followed by REFUND_COMPLETED with the refund settled; data is the transaction then',
+  'A transfer-out was created (PENDING, or FAILED at once) or ended (COMPLETED, FAILED); a FAILED one that held its amount is followed by REFUND_COMPLETED with the refund settled (REFUND_FAILED when a quote payment\'s payout and refund both failed); data is the transaction then',
 );

@@ -1,3 +1,4 @@
+import type { UnitOfWork } from './unit-of-work.js';
 import type { Executor } from './store.js';
 import type { ExchangeRateOverrideRow, QuoteRow, UmaInvitationRow } from './tables/quotes.js';
 
@@ -27,6 +28,17 @@ export async function upsertRateOverride(db: Executor, row: ExchangeRateOverride
 
 export async function insertQuote(db: Executor, row: QuoteRow): Promise<void> {
   await db.insertInto('quotes').values(row).execute();
+}
+
+/** findQuote, its row locked until the unit of work ends on PostgreSQL (SQLite serializes writers already): one execution per quote. */
+export async function lockQuote(uow: UnitOfWork, platformId: string, id: string): Promise<QuoteRow | undefined> {
+  const q = uow.db.selectFrom('quotes').selectAll().where('id', '=', id).where('platform_id', '=', platformId);
+  return (uow.engine === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/** Moves a quote by its transaction: PROCESSING at execution, COMPLETED or FAILED as the payment ends. */
+export async function setQuoteStatusByTransaction(db: Executor, transactionId: string, status: string, now: number): Promise<void> {
+  await db.updateTable('quotes').set({ status, updated_at: now }).where('transaction_id', '=', transactionId).execute();
 }
 
 /** A quote of this platform; another platform's is not found. */

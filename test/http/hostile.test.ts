@@ -478,7 +478,7 @@ function templatesFor(
     customer: string; deletable: string; account: string; owner: string; card: string; transaction: string; token: string;
     revealPage: string; verification: string; pending: string; externalAccount: string; wallet: string; platformExternalAccount: string;
     document: string; deletableDocument: string; importJob: string; contact: string; kycPage: string; transfer: string;
-    quote: string; invitation: string; inviterUma: string; btcAccount: string;
+    quote: string; executableQuote: string; realtimeQuote: string; invitation: string; inviterUma: string; btcAccount: string;
   },
   body: { customer: unknown; owner: unknown },
 ): Record<string, Template> {
@@ -496,6 +496,9 @@ function templatesFor(
     'PUT /sandbox/exchange-rates/:sourceCurrency/:destinationCurrency': { method: 'PUT', path: `${BASE}/sandbox/exchange-rates/USD/:id`, id: 'MXN', body: { exchangeRate: '0.05' } },
     'POST /quotes': { method: 'POST', path: `${BASE}/quotes`, body: { source: { sourceType: 'ACCOUNT', accountId: ids.account }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.eur@sandbox.uma.money', currency: 'EUR' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5000 } },
     'GET /quotes/:quoteId': { method: 'GET', path: `${BASE}/quotes/:id`, id: ids.quote },
+    'POST /sandbox/send': { method: 'POST', path: `${BASE}/sandbox/send`, body: { quoteId: ids.realtimeQuote, currencyCode: 'USD' } },
+    'POST /sandbox/uma/receive': { method: 'POST', path: `${BASE}/sandbox/uma/receive`, body: { senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: ids.customer, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 } },
+    'POST /quotes/:quoteId/execute': { method: 'POST', path: `${BASE}/quotes/:id/execute`, id: ids.executableQuote },
     'GET /receiver/uma/:receiverUmaAddress': { method: 'GET', path: `${BASE}/receiver/uma/:id`, id: encodeURIComponent('$success.usd@sandbox.uma.money'), query: { customerId: ids.customer } },
     'GET /receiver/external-account/:accountId': { method: 'GET', path: `${BASE}/receiver/external-account/:id`, id: ids.externalAccount, query: { senderUmaAddress: '$me@uma.example.com' } },
     'POST /invitations': { method: 'POST', path: `${BASE}/invitations`, body: { inviterUma: ids.inviterUma, firstName: 'Ada', amountToSend: 100, expiresAt: '2099-01-01T00:00:00Z' } },
@@ -745,6 +748,12 @@ async function fixtures(t: TestApp) {
   const inviterUma = (await t.caller.req('GET', `/customers/${customer}`)).json().umaAddress as string;
   const quote = await t.caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: accounts.json().data[0].id }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5000 });
   const invitation = await t.caller.req('POST', '/invitations', { inviterUma });
+  const euroPayee = await t.caller.req('POST', '/customers/external-accounts', { customerId: customer, ...eurAccount(ibanEndingIn('000')) });
+  expect(euroPayee.statusCode, euroPayee.body).toBe(201);
+  const executableQuote = await t.caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: accounts.json().data[0].id }, destination: { destinationType: 'ACCOUNT', accountId: euroPayee.json().id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5000 });
+  expect(executableQuote.statusCode, executableQuote.body).toBe(201);
+  const realtimeQuote = await t.caller.req('POST', '/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: customer }, destination: { destinationType: 'ACCOUNT', accountId: euroPayee.json().id }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5000 });
+  expect(realtimeQuote.statusCode, realtimeQuote.body).toBe(201);
   const btcConfig = await t.caller.req('PATCH', '/config', { supportedCurrencies: ['USD', 'BTC'].map((code) => ({ currencyCode: code, minAmount: 1, maxAmount: 1_000_000_000, enabledTransactionTypes: ['INCOMING', 'OUTGOING'], requiredCounterpartyFields: [] })) });
   expect(btcConfig.statusCode, btcConfig.body).toBe(200);
   const btcHolder = (await t.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', currencies: ['BTC'] })).json().id as string;
@@ -757,7 +766,7 @@ async function fixtures(t: TestApp) {
     revealPage: new URL(reveal.json().panEmbedUrl).pathname, verification: verification.json().id, pending: pending.json().id,
     externalAccount: externalAccount.json().id, wallet: wallet.json().id, platformExternalAccount: platformExternalAccount.json().id,
     importJob: imported.json().jobId as string, document, deletableDocument, kycPage: new URL(kycLink.json().kycUrl).pathname, contact: contact.json().id,
-    quote: quote.json().id, invitation: invitation.json().code, inviterUma, btcAccount,
+    quote: quote.json().id, executableQuote: executableQuote.json().id, realtimeQuote: realtimeQuote.json().id, invitation: invitation.json().code, inviterUma, btcAccount,
     transfer: transfer.json().id,
   };
   return templatesFor(ids, { customer: businessCustomer(7), owner: ownerInput(customer, 7) });

@@ -7,7 +7,7 @@ import { openServices } from '../../src/services.js';
 import { drainCardJobs } from '../helpers/card-jobs.js';
 import { catalogueCodes, expectErrorObject } from '../helpers/error-object.js';
 import { activeCard, injectCall, insertTestCustomer, usdAccountOf } from '../helpers/fixtures.js';
-import { solanaAddress, usdAccount, walletAccount } from '../helpers/external-accounts.js';
+import { eurAccount, ibanEndingIn, solanaAddress, usdAccount, walletAccount } from '../helpers/external-accounts.js';
 import { activeFundedCard } from '../helpers/money.js';
 import { multipartForm, type FormPart } from '../helpers/multipart.js';
 import { businessCustomer, ownerInput } from '../helpers/owners.js';
@@ -348,6 +348,10 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
   const payee = (await created('POST', '/customers/external-accounts', { customerId: cardholder, ...usdAccount('8642005') })).id as string;
   const transfer = async () => (await created('POST', '/transfer-out', { source: { accountId: cardholderAccount }, destination: { accountId: payee }, amount: 1 })).id as string;
   const transferred = await transfer();
+  // A quote of the funded cardholder to a euro account, executed by the valid request (no worker runs here: it stays PROCESSING).
+  const euroPayee = (await created('POST', '/customers/external-accounts', { customerId: cardholder, ...eurAccount(ibanEndingIn('000')) })).id as string;
+  const realtime = (await created('POST', '/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: cardholder }, destination: { destinationType: 'ACCOUNT', accountId: euroPayee }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 })).id as string;
+  const executable = (await created('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: cardholderAccount }, destination: { destinationType: 'ACCOUNT', accountId: euroPayee }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 })).id as string;
   const transferToCancel = await transfer();
 
   return {
@@ -355,6 +359,9 @@ async function validRequests(t: TestApp, receiver: WebhookReceiver): Promise<Rec
     'PUT /sandbox/exchange-rates/{sourceCurrency}/{destinationCurrency}': { body: () => ({ exchangeRate: '0.05' }) },
     'POST /quotes': { body: () => ({ ...quoteBody(), destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$success.mxn@sandbox.uma.money' } }) },
     'GET /quotes/{quoteId}': { id: quote },
+    'POST /quotes/{quoteId}/execute': { id: executable },
+    'POST /sandbox/send': { body: () => ({ quoteId: realtime, currencyCode: 'USD' }) },
+    'POST /sandbox/uma/receive': { body: () => ({ senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: cardholder, receivingCurrencyCode: 'USD', receivingCurrencyAmount: 100 }) },
     'GET /receiver/uma/{receiverUmaAddress}': { id: '$success.usd@sandbox.uma.money', query: 'senderUmaAddress=%24me%40uma.example.com' },
     'GET /receiver/external-account/{accountId}': { id: external },
     'POST /invitations': { body: () => ({ inviterUma: btcHolder.umaAddress, firstName: 'Ada' }) },
@@ -504,7 +511,13 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   await drainCardJobs(t.services, t.app.log);
   const payee = (await caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('8642003') })).json().id as string;
   const failed = (await caller.req('POST', '/transfer-out', { source: { accountId: holderAccount }, destination: { accountId: payee }, amount: 1 })).json().id as string;
+  // A customer's UMA address: paying one is not built yet (the sandbox addresses are paid).
+  const holderUma = (await caller.req('GET', `/customers/${holder}`)).json().umaAddress as string;
+  const umaQuote = (await caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: holderAccount }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: holderUma }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
+  const umaRealtime = (await caller.req('POST', '/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: holderUma }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
   const transferStates: [string, string, number, Promise<LightMyRequestResponse>][] = [
+    ['POST /quotes/{quoteId}/execute', "a quote to a customer's UMA address (not built yet)", 501, caller.req('POST', `/quotes/${umaQuote}/execute`)],
+    ['POST /sandbox/send', "a quote to a customer's UMA address (not built yet)", 501, caller.req('POST', '/sandbox/send', { quoteId: umaRealtime, currencyCode: 'USD' })],
     ['POST /transactions/{transactionId}/cancel', 'a FAILED transfer', 409, caller.req('POST', `/transactions/${failed}/cancel`)],
     ['POST /transactions/{transactionId}/cancel', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/cancel`)],
     ['POST /transactions/{transactionId}/confirm', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/confirm`)],
@@ -543,7 +556,7 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     ['POST /webhook-events/recover', 'no endpoint', 400, caller.req('POST', '/webhook-events/recover', { since: '2025-01-01T00:00:00Z' })],
     ['POST /webhook-events/replay-missing', 'no endpoint', 400, caller.req('POST', '/webhook-events/replay-missing', { since: '2025-01-01T00:00:00Z' })],
     ['POST /quotes', 'a UMA address with no receiver', 404, caller.req('POST', '/quotes', { ...quoteTo('$nobody@sandbox.uma.money') })],
-    ['POST /quotes', 'immediatelyExecute before execution is built', 501, caller.req('POST', '/quotes', { ...quoteTo('$success.eur@sandbox.uma.money'), immediatelyExecute: true })],
+    ['POST /quotes', "immediatelyExecute to a customer's UMA address (not built yet)", 501, caller.req('POST', '/quotes', { ...quoteTo(holderUma), immediatelyExecute: true })],
     [
       'PATCH /config',
       'a fee source currency the interface does not implement',

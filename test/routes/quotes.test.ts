@@ -150,13 +150,16 @@ describeEachEngine('exchange rates, quotes and receiver lookups', (t) => {
     expect(expectErrorObject(await quote({ ...base, source: { sourceType: 'REALTIME_FUNDING', currency: 'XYZ' }, destination: { destinationType: 'ACCOUNT', accountId: eurExternalId } }), 'unrated').code).toBe('INVALID_CURRENCY');
     expect(expectErrorObject(await quote({ ...accountToEur('SENDING', 150) }), 'too small').code).toBe('AMOUNT_OUT_OF_RANGE');
     expect(expectErrorObject(await quote({ ...accountToEur('RECEIVING', 9_000_000_000) }), 'too large').code).toBe('AMOUNT_OUT_OF_RANGE');
-    const immediate = expectErrorObject(await quote({ ...accountToEur('SENDING', 10_000), immediatelyExecute: true }), 'immediately');
+    // Executing at once to a customer's UMA address is not built: 501, as execute answers.
+    const immediate = expectErrorObject(await quote({ ...accountToEur('SENDING', 10_000), destination: { destinationType: 'UMA_ADDRESS', umaAddress: customerUma }, immediatelyExecute: true }), 'immediately');
     expect(immediate.code).toBe('NOT_IMPLEMENTED');
   });
 
-  it('execute and the authorization operations answer 501 until execution is built', async () => {
+  it("the authorization operations, and executing a quote to a customer's UMA address, answer 501 until they are built", async () => {
     const q = (await quote(accountToEur('SENDING', 10_000))).json();
-    for (const path of ['execute', 'authorize', 'authorize/resend']) {
+    const uma = (await quote({ ...accountToEur('SENDING', 10_000), destination: { destinationType: 'UMA_ADDRESS', umaAddress: customerUma } })).json();
+    expect(expectErrorObject(await caller.req('POST', `/quotes/${uma.id}/execute`, {}), 'execute to UMA').code).toBe('NOT_IMPLEMENTED');
+    for (const path of ['authorize', 'authorize/resend']) {
       const body = expectErrorObject(await caller.req('POST', `/quotes/${q.id}/${path}`, {}), path);
       expect(body.code).toBe('NOT_IMPLEMENTED');
     }

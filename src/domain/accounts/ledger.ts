@@ -10,6 +10,7 @@ import type { Ledger } from '../cards/card-transactions.js';
 export const ENTRY_KINDS = [
   'FUNDING', 'HOLD', 'HOLD_RELEASE', 'CLEARING_DEBIT', 'CLEARING_CREDIT', 'RETURN_CREDIT', 'RETURN_REVERSAL_DEBIT',
   'TRANSFER_OUT_HOLD', 'TRANSFER_OUT_HOLD_RELEASE', 'TRANSFER_OUT_DEBIT', 'TRANSFER_IN_CREDIT',
+  'PAYMENT_RETURN_CREDIT', 'PLATFORM_FEE_CREDIT', 'PLATFORM_FEE_REVERSAL',
 ] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 

@@ -110,11 +110,19 @@ export class PaymentTransactionService {
   }
 
   /**
-   * approve and reject apply to incoming payments waiting for the platform's decision (UMA payments
-   * acknowledged with a 202). A bank-rail transfer-in never waits for one, so every transaction here
-   * is a 409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL; an unknown one a 404.
+   * approve and reject apply to incoming UMA payments waiting for the platform's decision (POST
+   * /sandbox/uma/receive when the platform's config asks counterparty fields for the currency):
+   * approve credits the customer (COMPLETED), reject fails it (COMPLIANCE_REJECTED). Any other
+   * transaction: 409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL; an unknown one 404.
    */
-  async decide(platformId: string, id: string, decision: 'approve' | 'reject'): Promise<never> {
+  async decide(platformId: string, id: string, decision: 'approve' | 'reject', within?: UnitOfWork): Promise<PaymentTransaction> {
+    const ended = await this.store.transaction(async (uow) => {
+      const row = await repo.lockPaymentTransaction(uow, platformId, id);
+      if (!row || row.status !== 'PENDING' || row.outcome !== 'AWAITING_APPROVAL') return undefined;
+      const now = await this.clock.now(platformId, uow);
+      return endTransfer(uow, row, decision === 'approve' ? { status: 'COMPLETED' } : { status: 'FAILED', why: 'REJECTED_BY_PLATFORM' }, now);
+    }, within);
+    if (ended) return renderPaymentTransaction(ended);
     const found = await this.get(platformId, id);
     throw new TransactionStateError(`Transaction ${id} is not an incoming payment pending the platform's approval; nothing to ${decision}`, found.status, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
   }
@@ -128,7 +136,8 @@ export class PaymentTransactionService {
     return this.store.transaction(async (uow) => {
       const row = await this.paymentOrRefuse(uow, platformId, id, 'is not a bank transfer; only transfers in and out can be cancelled');
       const now = await this.clock.now(platformId, uow);
-      const after = await endTransfer(uow, row, { status: 'FAILED', why: 'CANCELLED' }, now);
+      // An incoming UMA payment is the sender's; the platform approves or rejects it instead.
+      const after = row.counterparty_uma ? undefined : await endTransfer(uow, row, { status: 'FAILED', why: 'CANCELLED' }, now);
       if (!after) throw new TransactionStateError(`Transaction ${id} is ${row.status}; only a PENDING transfer can be cancelled`, row.status, 'TRANSACTION_NOT_CANCELLABLE');
       return renderPaymentTransaction(after);
     }, within);

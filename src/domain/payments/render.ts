@@ -16,8 +16,8 @@ export interface PaymentTransaction {
   status: string;
   type: 'INCOMING' | 'OUTGOING';
   direction: 'CREDIT' | 'DEBIT';
-  source: { sourceType: 'ACCOUNT'; accountId: string; currency: string };
-  destination: { destinationType: 'ACCOUNT'; accountId: string; currency: string };
+  source: { sourceType: 'ACCOUNT'; accountId: string; currency: string } | { sourceType: 'UMA_ADDRESS'; umaAddress: string; currency: string };
+  destination: { destinationType: 'ACCOUNT'; accountId: string; currency: string } | { destinationType: 'UMA_ADDRESS'; umaAddress: string; currency: string };
   customerId: string;
   platformCustomerId: string;
   sentAmount: CurrencyAmount;
@@ -30,6 +30,7 @@ export interface PaymentTransaction {
   refund?: Refund;
   description?: string;
   purposeOfPayment?: string;
+  quoteId?: string;
   paymentRail?: string | null;
   railSelectionMode?: 'AUTO' | 'MANUAL' | null;
   expectedSettlementAt?: string | null;
@@ -78,6 +79,18 @@ export function renderPaymentTransaction(row: PaymentTransactionView, refund: Re
     out.expectedSettlementAt = null;
     out.settlementTimelineSeconds = null;
   }
+  if (row.quote_id) {
+    // A quote's payment: the sending side held and debited, the receiving side converted at the quote's rate.
+    out.quoteId = row.quote_id;
+    out.receivedAmount = { amount: Number(row.received_amount), currency: currencyOf(row.received_currency!) };
+    out.destination = { destinationType: 'ACCOUNT', accountId: row.external_account_id, currency: row.received_currency! };
+    out.exchangeRate = Number(row.exchange_rate);
+    out.fees = Number(row.fees ?? 0);
+    out.platformFees = Number(row.platform_fees ?? 0);
+  }
+  // The UMA side: an incoming payment's sender, a quote payment's sandbox UMA payee.
+  if (row.counterparty_uma && incoming) out.source = { sourceType: 'UMA_ADDRESS', umaAddress: row.counterparty_uma, currency: row.currency };
+  if (row.counterparty_uma && !incoming) out.destination = { destinationType: 'UMA_ADDRESS', umaAddress: row.counterparty_uma, currency: out.receivedAmount.currency.code };
   if (row.failure_reason !== null) out.failureReason = row.failure_reason;
   if (refund !== undefined) out.refund = refund;
   if (row.remittance_information !== null) out.description = row.remittance_information;

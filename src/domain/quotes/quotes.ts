@@ -12,7 +12,7 @@ import type { ExchangeRateService } from '../fx/exchange-rates.js';
 import { isRated } from '../fx/rate-table.js';
 import type { PlatformClock } from '../platform/platform-clock.js';
 import { currencyOf } from '../shared/currencies.js';
-import { lookupableId, NotFoundError, NotImplementedError, PaymentRefusedError, ValidationError, type FieldError } from '../shared/errors.js';
+import { lookupableId, NotFoundError, PaymentRefusedError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { umaReceiverCurrencies } from '../uma/receivers.js';
 import { renderQuote, type Quote, type QuoteDestination, type QuoteSource } from './render.js';
@@ -77,7 +77,6 @@ export class QuoteService {
       if (errors.length > 0) throw new ValidationError(errors);
       const sending = await this.sendingSide(uow.db, platformId, input.source);
       const receiving = await this.receivingSide(uow.db, platformId, input.destination);
-      if (input.immediatelyExecute === true) throw new NotImplementedError('immediatelyExecute needs quote execution, which this service does not implement yet; create the quote without it');
 
       const { rate, exchangeRate } = await this.rates.corridorRate(uow.db, platformId, sending.currency, receiving.currency);
       const fee = await this.rates.sendingFee(uow.db, platformId, sending.currency);

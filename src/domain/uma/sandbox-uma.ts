@@ -3,7 +3,7 @@ import { UMA_ADDRESS_PATTERN } from '../customers/customer-fields.js';
 /** The domain of the sandbox guide's UMA addresses: every other address there has no receiver. */
 export const SANDBOX_UMA_DOMAIN = 'sandbox.uma.money';
 
-/** What paying a sandbox address does once a quote to it is executed (execution is not built yet). */
+/** What paying a sandbox address does: a quote to it executed (payments/quote-payments.ts), or it sending to /sandbox/uma/receive. */
 export type SandboxUmaBehaviour = 'SUCCEEDS' | 'LONG_PENDING' | 'COMPLIANCE_FAILURE';
 
 export interface SandboxUmaAddress {

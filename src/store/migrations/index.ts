@@ -26,6 +26,7 @@ import { m025OnboardingLinks } from './025-onboarding-links.js';
 import { m026InternalAccountsCurrencies } from './026-internal-accounts-currencies.js';
 import { m027PaymentTransactions } from './027-payment-transactions.js';
 import { m028Quotes } from './028-quotes.js';
+import { m029QuotePayments } from './029-quote-payments.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '026_internal_accounts_currencies': m026InternalAccountsCurrencies,
   '027_payment_transactions': m027PaymentTransactions,
   '028_quotes': m028Quotes,
+  '029_quote_payments': m029QuotePayments,
 };

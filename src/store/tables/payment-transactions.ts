@@ -34,6 +34,18 @@ export interface PaymentTransactionRow {
   settled_at: number | null;
   created_at: number;
   updated_at: number;
+  /** The quote this payment executes; null for a same-currency transfer (and the columns below with it). */
+  quote_id?: string | null;
+  received_currency?: string | null;
+  received_amount?: number | null;
+  /** Sending units per receiving unit, an exact decimal string. */
+  exchange_rate?: string | null;
+  /** Within amount: the quote's fees, all the platform's, credited to fee_account_id (its own account in the sending currency) on completion. */
+  fees?: number | null;
+  platform_fees?: number | null;
+  fee_account_id?: string | null;
+  /** An incoming UMA payment's sender address (external_account_id repeats it); null for a bank transfer. */
+  counterparty_uma?: string | null;
   /** Place on the platform's lists, given at commit (store/list-clock.ts); shared with card transactions. */
   list_position?: number;
 }
