@@ -13,9 +13,9 @@ import { WebhookReceiver } from '../src/cli/webhook-receiver.js';
 import type { ServerProcess } from '../src/cli/server-process.js';
 import { ENGINE_LABEL, emptyDatabase, parseEngines, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';
 import { engineTable } from './report.js';
+import { pacedPhase } from './paced-load.js';
 import { percentile } from './stats.js';
 
-const MAX_IN_FLIGHT = 512;
 const DEADLINE_MS = 1000;
 const AMOUNT = 100;
 
@@ -107,44 +107,19 @@ class Target {
   async step(rate: number, seconds: number): Promise<StepResult> {
     this.accepted.clear();
     this.arrived.clear();
-    let sent = 0;
-    let refused = 0;
-    let inFlight = 0;
-    const total = Math.round(rate * seconds);
-    const started = performance.now();
     const body = JSON.stringify({ source: { accountId: this.source }, destination: { accountId: this.destination }, amount: AMOUNT });
-    await new Promise<void>((resolve) => {
-      const tick = () => {
-        const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
-        while (sent < due && inFlight < MAX_IN_FLIGHT) {
-          sent += 1;
-          inFlight += 1;
-          fetch(`${this.server.baseUrl}/transfer-out`, { method: 'POST', headers: { authorization: this.server.auth, 'content-type': 'application/json' }, body })
-            .then(async (res) => {
-              const at = performance.now();
-              const json = (await res.json()) as { id?: string; status?: string };
-              if (res.status === 201 && json.id && json.status === 'PENDING') this.accepted.set(json.id, at);
-              else refused += 1;
-            })
-            .catch(() => (refused += 1))
-            .finally(() => (inFlight -= 1));
-        }
-        if (sent >= total) resolve();
-        else setTimeout(tick, 1);
-      };
-      tick();
-    });
-    while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
-    const elapsed = (performance.now() - started) / 1000;
-    // Stragglers: everything accepted should complete; 30 s before calling it lost.
-    const waitUntil = performance.now() + 30_000;
-    while (performance.now() < waitUntil && [...this.accepted.keys()].some((id) => !this.arrived.has(id))) await new Promise((r) => setTimeout(r, 20));
-    const latencies: number[] = [];
-    for (const [id, at] of this.accepted) {
-      const got = this.arrived.get(id);
-      if (got !== undefined) latencies.push(Math.max(0, got - at));
-    }
-    latencies.sort((a, b) => a - b);
+    const { seconds: elapsed, refused, latencies } = await pacedPhase(
+      rate,
+      seconds,
+      async () => {
+        const res = await fetch(`${this.server.baseUrl}/transfer-out`, { method: 'POST', headers: { authorization: this.server.auth, 'content-type': 'application/json' }, body });
+        const at = performance.now();
+        const json = (await res.json()) as { id?: string; status?: string };
+        return { key: res.status === 201 && json.status === 'PENDING' ? json.id : undefined, at };
+      },
+      this.arrived,
+      this.accepted,
+    );
     return {
       targetRate: rate,
       achievedRate: this.accepted.size / elapsed,

@@ -15,9 +15,9 @@ import { WebhookReceiver } from '../src/cli/webhook-receiver.js';
 import type { ServerProcess } from '../src/cli/server-process.js';
 import { ENGINE_LABEL, describeRounds, emptyDatabase, parseEngines, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';
 import { engineTable } from './report.js';
+import { pacedPhase } from './paced-load.js';
 import { percentile } from './stats.js';
 
-const MAX_IN_FLIGHT = 512;
 const DEADLINE_MS = 1000;
 
 /** What one run at a fixed rate saw; `latencies` (ms, ascending) are those of the webhooks that arrived. */
@@ -136,49 +136,25 @@ class Target {
   async phase(rate: number, seconds: number): Promise<Phase> {
     this.accepted.clear();
     this.arrived.clear();
-    let sent = 0;
-    let refused = 0;
-    let inFlight = 0;
-    const total = Math.round(rate * seconds);
-    const started = performance.now();
     const body = JSON.stringify({ amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BENCH COFFEE', country: 'US' } });
-    await new Promise<void>((resolve) => {
-      const tick = () => {
-        const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
-        while (sent < due && inFlight < MAX_IN_FLIGHT) {
-          const card = this.cards[sent % this.cards.length]!;
-          sent += 1;
-          inFlight += 1;
-          fetch(`${this.server.baseUrl}/sandbox/cards/${card}/simulate/authorization`, {
-            method: 'POST',
-            headers: { authorization: this.server.auth, 'content-type': 'application/json' },
-            body,
-          })
-            .then(async (res) => {
-              const at = performance.now();
-              const json = (await res.json()) as { issuerTransactionToken?: string };
-              if (res.status === 202 && json.issuerTransactionToken) this.accepted.set(json.issuerTransactionToken, at);
-              else refused += 1;
-            })
-            .catch(() => (refused += 1))
-            .finally(() => (inFlight -= 1));
-        }
-        if (sent >= total) resolve();
-        else setTimeout(tick, 1);
-      };
-      tick();
-    });
-    while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
-    const elapsed = (performance.now() - started) / 1000;
-    // Wait for stragglers: everything accepted should arrive; give it 30 s before calling it lost.
-    const waitUntil = performance.now() + 30_000;
-    while (performance.now() < waitUntil && [...this.accepted.keys()].some((t) => !this.arrived.has(t))) await new Promise((r) => setTimeout(r, 20));
-    const latencies: number[] = [];
-    for (const [token, at] of this.accepted) {
-      const got = this.arrived.get(token);
-      if (got !== undefined) latencies.push(Math.max(0, got - at));
-    }
-    return { targetRate: rate, seconds: elapsed, accepted: this.accepted.size, refused, latencies: latencies.sort((a, b) => a - b) };
+    const { seconds: elapsed, refused, latencies } = await pacedPhase(
+      rate,
+      seconds,
+      async (i) => {
+        const card = this.cards[i % this.cards.length]!;
+        const res = await fetch(`${this.server.baseUrl}/sandbox/cards/${card}/simulate/authorization`, {
+          method: 'POST',
+          headers: { authorization: this.server.auth, 'content-type': 'application/json' },
+          body,
+        });
+        const at = performance.now();
+        const json = (await res.json()) as { issuerTransactionToken?: string };
+        return { key: res.status === 202 ? json.issuerTransactionToken : undefined, at };
+      },
+      this.arrived,
+      this.accepted,
+    );
+    return { targetRate: rate, seconds: elapsed, accepted: this.accepted.size, refused, latencies };
   }
 
   /** Waits until the card is ACTIVE, so that no card event reaches the receiver during a phase. */
