@@ -5,7 +5,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startWorker } from '../../src/jobs/index.js';
 import type { Worker } from '../../src/jobs/worker.js';
 import { entriesOf } from '../../src/store/accounts-repo.js';
-import { approvedCardholder, injectCall, insertTestCustomer, issueCard, untilActive } from '../helpers/fixtures.js';
+import { usdAccount } from '../helpers/external-accounts.js';
+import { approvedCardholder, injectCall, insertTestCustomer, issueCard, untilActive, usdAccountOf } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 import { connectReceiver, produceEvent, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { describeEachEngine } from '../helpers/test-app.js';
@@ -210,6 +211,13 @@ describeEachEngine('console in a real browser', (t) => {
     const res = await injectCall(t.caller)('POST', `/sandbox/cards/${cardId}/simulate/authorization`, { amount: 700, currency: { code: 'USD' }, merchant: { descriptor: 'LIVE LIST CAFE' } });
     expect(res.status).toBe(202);
     await page.locator('#transactions tr', { hasText: res.body.cardTransactionId }).waitFor();
+    // A transfer-in is listed with the card transactions, its type shown.
+    const call = injectCall(t.caller);
+    const external = await call('POST', '/customers/external-accounts', { customerId, ...usdAccount('123456789000') });
+    expect(external.status, JSON.stringify(external.body)).toBe(201);
+    const transfer = await call('POST', '/transfer-in', { source: { accountId: external.body.id }, destination: { accountId: await usdAccountOf(call, customerId) }, amount: 500 });
+    expect(transfer.status, JSON.stringify(transfer.body)).toBe(201);
+    await page.locator('#transactions tr', { hasText: transfer.body.id }).getByText('INCOMING').waitFor();
     expect(await documentKept()).toBe(true);
   });
 

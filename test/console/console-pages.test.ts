@@ -3,6 +3,9 @@ import { activeCard, insertTestCustomer } from '../helpers/fixtures.js';
 import { RESEND_WEBHOOKS_JOB } from '../../src/domain/webhooks/webhook-resends.js';
 import { webhookDeliveryHandler } from '../../src/jobs/deliver-webhook-job.js';
 import { resendWebhooksHandler } from '../../src/jobs/resend-webhooks-job.js';
+import { transferSettlementHandler } from '../../src/jobs/transfer-settlement.js';
+import { usdAccount } from '../helpers/external-accounts.js';
+import { usdAccountOf } from '../helpers/money.js';
 import { drainCardJobs, drainJobs, queuedJobs } from '../helpers/card-jobs.js';
 import { BASE, describeEachEngine } from '../helpers/test-app.js';
 import { connectReceiver, produceEvent, startWebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -69,6 +72,80 @@ describeEachEngine('console pages', (t) => {
     const page = await browser.get(`/console/transactions/${declinedId}`);
     expect(textOf(page.body)).toContain('DECLINED INSUFFICIENT_FUNDS');
     expect(textOf(page.body)).toMatch(/AUTHORIZATION 400 · REJECTED/);
+  });
+
+  it('lists transfers in and out with card transactions, by type and status, and opens a transfer to its page; a VIEW token sees them too', async () => {
+    const platform = await t.newCaller();
+    const customerId = await insertTestCustomer(t, platform, 'INDIVIDUAL', 'APPROVED');
+    const accountId = await usdAccountOf(platform, customerId);
+    expect((await platform.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: 10_000 })).statusCode).toBe(200);
+    const external = async (suffix: string) => {
+      const res = await platform.req('POST', '/customers/external-accounts', { customerId, ...usdAccount(`123456789${suffix}`) });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const [completes, rejects] = [await external('000'), await external('004')];
+    const card = await activeCard(t, platform, customerId);
+    const browser = new ConsoleClient(t.app);
+    await browser.signIn(platform.clientId, platform.clientSecret);
+    await browser.get(`/console/cards/${card.id}`);
+    const auth = await browser.post(`/console/cards/${card.id}/simulate/authorization`, { amount: '400', merchantDescriptor: 'CORNER STORE 002' });
+    const cardTxn = new URL(auth.headers.location as string, 'http://x').searchParams.get('transaction')!;
+    await drainCardJobs(t.services, t.app.log);
+    const made = async (path: string, body: unknown) => {
+      const res = await platform.req('POST', path, body);
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const incoming = await made('/transfer-in', { source: { accountId: completes }, destination: { accountId }, amount: 2_500 });
+    // Suffix 004: held, then rejected by the bank and refunded by the settlement job.
+    const outgoing = await made('/transfer-out', { source: { accountId }, destination: { accountId: rejects }, amount: 1_000 });
+    await drainJobs(t.services, t.app.log, transferSettlementHandler);
+    const api = async (id: string) => (await platform.req('GET', `/transactions/${encodeURIComponent(id)}`)).json();
+    const [inTxn, outTxn] = [await api(incoming), await api(outgoing)];
+    expect([inTxn.status, outTxn.status, outTxn.failureReason]).toEqual(['COMPLETED', 'FAILED', 'ACCOUNT_CANNOT_RECEIVE']);
+
+    const ids = (html: string) => linksTo(html, '/console/transactions/').map((href) => href.split('/').pop()).sort();
+    const rowOf = (html: string, id: string) => textOf(html.split('<tr>').find((row) => row.includes(`/console/transactions/${encodeURIComponent(id)}"`)) ?? '');
+    const list = await browser.get('/console/transactions');
+    expect(ids(list.body)).toEqual([cardTxn, incoming, outgoing].sort());
+    expect(rowOf(list.body, incoming)).toContain(`${incoming} INCOMING COMPLETED ${completes} → ${accountId} ${inTxn.reconciliationInstructions.reference} 25.00 USD`);
+    expect(rowOf(list.body, outgoing)).toContain(`${outgoing} OUTGOING FAILED ${accountId} → ${rejects}`);
+    expect(rowOf(list.body, outgoing)).toContain('10.00 USD');
+    expect(rowOf(list.body, cardTxn)).toContain(`${cardTxn} CARD`);
+    expect(rowOf(list.body, cardTxn)).toContain('CORNER STORE 002');
+    expect(ids((await browser.get('/console/transactions?type=OUTGOING')).body)).toEqual([outgoing]);
+    expect(ids((await browser.get('/console/transactions?type=CARD')).body)).toEqual([cardTxn]);
+    expect(ids((await browser.get('/console/transactions?type=INCOMING&status=COMPLETED')).body)).toEqual([incoming]);
+    expect(ids((await browser.get('/console/transactions?status=FAILED')).body)).toEqual([outgoing]);
+    expect(ids((await browser.get(`/console/transactions?customerId=${encodeURIComponent(customerId)}&type=INCOMING`)).body)).toEqual([incoming]);
+    // The live refresh answers the table alone, every kind in it.
+    const fragment = await browser.get('/console/transactions', { 'hx-request': 'true' });
+    expect(fragment.body.trimStart().startsWith('<div id="transactions"')).toBe(true);
+    expect(ids(fragment.body)).toEqual([cardTxn, incoming, outgoing].sort());
+
+    const shown = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+    const outPage = textOf((await browser.get(`/console/transactions/${outgoing}`)).body);
+    expect(outPage).toContain('Type OUTGOING (DEBIT) Status FAILED ACCOUNT_CANNOT_RECEIVE');
+    expect(outPage).toContain(`Source account ${accountId} (USD) Destination account ${rejects} (USD) Sent 10.00 USD Received 10.00 USD`);
+    expect(outPage).toContain(`Failure reason ACCOUNT_CANNOT_RECEIVE Refund ${outTxn.refund.status} ${outTxn.refund.reason}, ${outTxn.refund.reference}`);
+    expect(outPage).toContain(`Created ${shown(outTxn.createdAt)} Settled ${outTxn.settledAt ? shown(outTxn.settledAt) : 'not yet'}`);
+    const inPage = await browser.get(`/console/transactions/${incoming}`);
+    expect(textOf(inPage.body)).toContain(`Type INCOMING (CREDIT) Status COMPLETED Customer ${customerId}`);
+    expect(textOf(inPage.body)).toContain(`Refund none Created ${shown(inTxn.createdAt)} Settled ${shown(inTxn.settledAt)}`);
+    expect(linksTo(inPage.body, '/console/customers/')).toContain(`/console/customers/${customerId}`);
+    // A card transaction keeps its own page.
+    expect(textOf((await browser.get(`/console/transactions/${cardTxn}`)).body)).toContain('Merchant CORNER STORE 002');
+
+    const viewer = await t.services.tokens.create(platform.platformId, { name: 'transactions viewer', permissions: ['VIEW'], environment: 'sandbox' });
+    const limited = new ConsoleClient(t.app);
+    await limited.signIn(viewer.clientId, viewer.clientSecret);
+    expect(ids((await limited.get('/console/transactions')).body)).toEqual([cardTxn, incoming, outgoing].sort());
+    const seen = await limited.get(`/console/transactions/${incoming}`);
+    expect(seen.statusCode).toBe(200);
+    expect(textOf(seen.body)).toContain('Status COMPLETED');
+    // Another platform's transfer is not found, like its card transactions.
+    expect((await (await signedIn()).get(`/console/transactions/${incoming}`)).statusCode).toBe(404);
   });
 
   it('runs every simulator form of the card page through the domain, and a live refresh answers the fragment alone', async () => {
