@@ -98,7 +98,7 @@ describeEachEngine('console sign-in and sessions', (t) => {
     const freeze = await browser.post(`/console/cards/${card.id}/state`, { state: 'FROZEN' });
     expect(freeze.statusCode).toBe(403);
     expect((await t.services.cards.get(t.caller.platformId, card.id)).state).toBe('ACTIVE');
-    const txns = await t.services.cards.listTransactions(t.caller.platformId, 10, undefined, { cardId: card.id, sortOrder: 'desc' });
+    const txns = await t.services.transactions.list(t.caller.platformId, 10, undefined, { cardId: card.id, sortOrder: 'desc' });
     expect(txns.totalCount).toBe(0);
   });
 

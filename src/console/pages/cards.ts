@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { REQUESTABLE_CARD_STATES, type CardState } from '../../domain/cards/card-lifecycle.js';
+import type { CardTransaction } from '../../domain/cards/cards.js';
 import { ValidationError } from '../../domain/shared/errors.js';
+import type { Page } from '../../domain/shared/pagination.js';
 import { cardRevealPagePath } from '../../schemas/sandbox-pages.js';
 import type { Services } from '../../services.js';
 import { renderFragment, renderPage, requirePermission, sessionOf } from '../render.js';
@@ -18,7 +20,9 @@ const STATE_ACTIONS = [
 
 async function cardTransactions(services: Services, request: FastifyRequest, cardId: string) {
   const { platformId } = sessionOf(request);
-  return services.cards.listTransactions(platformId, PAGE_SIZE, undefined, { cardId, sortOrder: 'desc' });
+  // With a cardId the one transaction list holds card transactions only.
+  const page = await services.transactions.list(platformId, PAGE_SIZE, undefined, { cardId, sortOrder: 'desc' });
+  return page as Page<CardTransaction>;
 }
 
 export const cardPages: PageModule = (scope, { services }) => {

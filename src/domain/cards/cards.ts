@@ -1,7 +1,7 @@
 import * as repo from '../../store/cards-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import type { Store } from '../../store/store.js';
-import type { CardOperationRow, CardRow } from '../../store/tables/cards.js';
+import type { CardRow } from '../../store/tables/cards.js';
 import type { SortOrder } from '../../store/page.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
@@ -15,11 +15,10 @@ import {
   type RequestedCardState,
 } from './card-lifecycle.js';
 import { DEFAULT_DELAYED_ACTIVATION_MS, fundingSourceSuffixErrors, issuanceOutcome, issuanceSuffix, last4FromSuffix, type CardIssuanceJob, type IssuanceOutcome } from './card-issuance.js';
-import { CARD_TRANSACTION_STATUSES } from './card-transactions.js';
-import { CARD_CURRENCY, renderCard, renderCardTransaction, type Card, type CardTransaction } from './render.js';
+import { CARD_CURRENCY, renderCard, type Card } from './render.js';
 import { IneligibleFundingSourceError, KycNotApprovedError, lookupableId, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { instant, listScope, type Cursors, type Page } from '../shared/pagination.js';
+import { listScope, type Cursors, type Page } from '../shared/pagination.js';
 import type { Environment } from '../platform/tokens.js';
 import type { PlatformClock } from '../platform/platform-clock.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
@@ -216,45 +215,6 @@ export class CardService {
       state: filters.state,
     });
     return this.cursors.page(scope, q, rows, total, renderCard);
-  }
-
-  async getTransaction(platformId: string, id: string): Promise<CardTransaction> {
-    const row = await repo.findCardTransaction(this.store.db, platformId, id);
-    if (!row) throw new NotFoundError('Transaction', id);
-    return renderCardTransaction(row, row.platform_customer_id, await repo.operationsOf(this.store.db, [row.id]));
-  }
-
-  /**
-   * `cardId`, when given, must be a card of this platform (400 on field cardId otherwise). Filters
-   * on what card transactions do not have (account identifiers, a reference, another type or
-   * status) match nothing.
-   */
-  async listTransactions(platformId: string, limit: number, cursor: string | undefined, filters: TransactionListFilters): Promise<Page<CardTransaction>> {
-    const { cardId } = filters;
-    if (cardId !== undefined && !(await repo.findCard(this.store.db, platformId, cardId))) {
-      throw new ValidationError([{ field: 'cardId', message: 'is not a card of this platform' }]);
-    }
-    const createdFrom = instant('startDate', filters.startDate);
-    const createdTo = instant('endDate', filters.endDate);
-    const scope = listScope('transactions', platformId, { ...filters });
-    const q = this.cursors.query(scope, limit, cursor, filters.sortOrder);
-    const matchesNothing =
-      (filters.type !== undefined && filters.type !== 'CARD') ||
-      (filters.status !== undefined && !(CARD_TRANSACTION_STATUSES as readonly string[]).includes(filters.status)) ||
-      [filters.accountIdentifier, filters.senderAccountIdentifier, filters.receiverAccountIdentifier, filters.reference].some((v) => v !== undefined);
-    const { rows, total } = await repo.listCardTransactions(this.store.db, platformId, q, {
-      cardId,
-      customerId: filters.customerId,
-      platformCustomerId: filters.platformCustomerId,
-      status: filters.status,
-      createdFrom,
-      createdTo,
-      matchesNothing,
-    });
-    const ops = await repo.operationsOf(this.store.db, rows.slice(0, limit).map((r) => r.id));
-    const byTxn = new Map<string, CardOperationRow[]>();
-    for (const o of ops) byTxn.set(o.card_transaction_id, [...(byTxn.get(o.card_transaction_id) ?? []), o]);
-    return this.cursors.page(scope, q, rows, total, (r) => renderCardTransaction(r, r.platform_customer_id, byTxn.get(r.id) ?? []));
   }
 }
 
