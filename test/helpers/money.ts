@@ -1,5 +1,9 @@
 import { accountOf } from '../../src/domain/accounts/internal-accounts.js';
+import { expect } from 'vitest';
+import { isHoldKind } from '../../src/domain/accounts/ledger.js';
 import type { Services } from '../../src/services.js';
+import { entriesOf } from '../../src/store/accounts-repo.js';
+import type { Executor } from '../../src/store/store.js';
 import { activeCard, insertTestCustomer } from './fixtures.js';
 import type { Caller, TestApp } from './test-app.js';
 
@@ -56,4 +60,11 @@ export async function fundCustomerAt(baseUrl: string, auth: string, customerId: 
   const accountId = (await send('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`)).data[0].id as string;
   await send('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount });
   return accountId;
+}
+
+/** Asserts the account's ledger: the available balance is the sum of its entries, the total the sum of those that are not holds. */
+export async function expectLedgerMatches(db: Executor, accountId: string, expected: { available: number; total: number }, step: string): Promise<void> {
+  const entries = await entriesOf(db, accountId);
+  expect(entries.reduce((s, e) => s + Number(e.amount), 0), `${step}: available = sum of the entries`).toBe(expected.available);
+  expect(entries.filter((e) => !isHoldKind(e.kind)).reduce((s, e) => s + Number(e.amount), 0), `${step}: total = sum of the entries that are not holds`).toBe(expected.total);
 }

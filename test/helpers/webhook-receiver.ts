@@ -1,5 +1,5 @@
 import { WebhookReceiver, type WebhookReceiverOptions, type WebhookVerificationKeys } from '../../src/cli/webhook-receiver.js';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { recordWebhookEvent } from '../../src/domain/webhooks/webhook-events.js';
 import { startWorker } from '../../src/jobs/index.js';
 import type { Worker } from '../../src/jobs/worker.js';
@@ -55,4 +55,18 @@ export function connectedCaller(t: TestApp): ConnectedCaller {
     await ctx.receiver?.stop();
   });
   return ctx;
+}
+
+/**
+ * Waits for the resource's webhooks of these types, made in this order, each verified; answers
+ * their data. Deliveries run concurrently, so they may arrive in any order: the order made is that
+ * of their time-ordered event ids (webhook-id).
+ */
+export async function verifiedWebhooksOf(receiver: WebhookReceiver, id: string, types: string[]): Promise<Record<string, any>[]> {
+  const eventsOf = () => receiver.verifiedUnique().filter((d) => (d.payload?.data as { id?: string } | undefined)?.id === id);
+  await receiver.waitFor(() => eventsOf().length >= types.length, 15_000);
+  const events = eventsOf().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  expect(events.map((e) => e.payload!.type)).toEqual(types);
+  for (const e of events) expect(e.verified).toBe(true);
+  return events.map((e) => e.payload!.data as Record<string, any>);
 }

@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isHoldKind } from '../../src/domain/accounts/ledger.js';
-import { startWorker } from '../../src/jobs/index.js';
-import type { Worker } from '../../src/jobs/worker.js';
+import { beforeAll, expect, it } from 'vitest';
 import { entriesOf } from '../../src/store/accounts-repo.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { eurAccount, ibanEndingIn } from '../helpers/external-accounts.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
-import { usdAccountOf } from '../helpers/money.js';
-import { describeEachEngine, type Caller } from '../helpers/test-app.js';
-import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { expectLedgerMatches, usdAccountOf } from '../helpers/money.js';
+import { describeEachEngine } from '../helpers/test-app.js';
+import { connectedCaller, verifiedWebhooksOf } from '../helpers/webhook-receiver.js';
 
 const FUNDS = 1_000_000;
 const FEE = { feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', variableFeeBps: 50, fixedFee: { amount: 100, currency: 'USD' } };
@@ -16,9 +13,7 @@ const FEE = { feeType: 'CROSS_CURRENCY_TRANSACTION', sourceCurrency: 'USD', vari
 describeEachEngine(
   'quote execution: every sandbox suffix, the customer and fee accounts equal to their ledgers after each step, verified webhooks',
   (t) => {
-    let receiver: WebhookReceiver;
-    let worker: Worker;
-    let caller: Caller;
+    const ctx = connectedCaller(t);
     let customerId: string;
     let accountId: string;
     let feeAccountId: string;
@@ -27,31 +22,23 @@ describeEachEngine(
     const externals = new Map<string, string>();
 
     beforeAll(async () => {
-      receiver = await startWebhookReceiver();
-      caller = await t.newCaller();
-      await connectReceiver(caller, receiver);
-      worker = startWorker(t.services, t.app.log);
-      expect((await caller.req('PATCH', '/config', { feeConfigs: [FEE] })).statusCode).toBe(200);
-      customerId = await insertTestCustomer(t, caller, 'INDIVIDUAL', 'APPROVED');
-      accountId = await usdAccountOf(caller, customerId);
-      expect((await caller.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: FUNDS })).statusCode).toBe(200);
+      expect((await ctx.caller.req('PATCH', '/config', { feeConfigs: [FEE] })).statusCode).toBe(200);
+      customerId = await insertTestCustomer(t, ctx.caller, 'INDIVIDUAL', 'APPROVED');
+      accountId = await usdAccountOf(ctx.caller, customerId);
+      expect((await ctx.caller.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: FUNDS })).statusCode).toBe(200);
       model.customer = { available: FUNDS, total: FUNDS };
       for (const suffix of ['000', '002', '003', '004', '005', '006', '007']) {
-        const res = await caller.req('POST', '/customers/external-accounts', { customerId, ...eurAccount(ibanEndingIn(suffix)) });
+        const res = await ctx.caller.req('POST', '/customers/external-accounts', { customerId, ...eurAccount(ibanEndingIn(suffix)) });
         expect(res.statusCode, res.body).toBe(201);
         externals.set(suffix, res.json().id);
       }
-      const own = await caller.req('GET', '/platform/internal-accounts?currency=USD');
+      const own = await ctx.caller.req('GET', '/platform/internal-accounts?currency=USD');
       expect(own.statusCode, own.body).toBe(200);
       feeAccountId = own.json().data[0].id;
     });
-    afterAll(async () => {
-      await worker?.stop();
-      await receiver?.stop();
-    });
 
     const quoteTo = async (suffix: string, amount = 10_000) => {
-      const res = await caller.req('POST', '/quotes', {
+      const res = await ctx.caller.req('POST', '/quotes', {
         source: { sourceType: 'ACCOUNT', accountId },
         destination: { destinationType: 'ACCOUNT', accountId: externals.get(suffix) },
         lockedCurrencySide: 'SENDING',
@@ -60,26 +47,15 @@ describeEachEngine(
       expect(res.statusCode, res.body).toBe(201);
       return res.json() as Record<string, any>;
     };
-    const execute = (quoteId: string, headers: Record<string, string> = {}) => caller.req('POST', `/quotes/${encodeURIComponent(quoteId)}/execute`, undefined, headers);
+    const execute = (quoteId: string, headers: Record<string, string> = {}) => ctx.caller.req('POST', `/quotes/${encodeURIComponent(quoteId)}/execute`, undefined, headers);
     const executed = async (quote: Record<string, any>) => {
       const res = await execute(quote.id);
       expect(res.statusCode, res.body).toBe(200);
       return res.json() as Record<string, any>;
     };
-    const eventsOf = (id: string) => receiver.verifiedUnique().filter((d) => (d.payload?.data as { id?: string } | undefined)?.id === id);
-    const webhooks = async (id: string, types: string[]) => {
-      await receiver.waitFor(() => eventsOf(id).length >= types.length, 15_000);
-      const events = eventsOf(id);
-      expect(events.map((e) => e.payload!.type)).toEqual(types);
-      for (const e of events) expect(e.verified).toBe(true);
-      return events.map((e) => e.payload!.data as Record<string, any>);
-    };
-    const read = async (path: string) => (await caller.req('GET', path)).json() as Record<string, any>;
-    const ledgerMatches = async (id: string, expected: { available: number; total: number }, step: string) => {
-      const entries = await entriesOf(t.services.store.db, id);
-      expect(entries.reduce((s, e) => s + Number(e.amount), 0), `${step}: available = sum of the entries`).toBe(expected.available);
-      expect(entries.filter((e) => !isHoldKind(e.kind)).reduce((s, e) => s + Number(e.amount), 0), `${step}: total = sum of the non-hold entries`).toBe(expected.total);
-    };
+    const webhooks = (id: string, types: string[]) => verifiedWebhooksOf(ctx.receiver, id, types);
+    const read = async (path: string) => (await ctx.caller.req('GET', path)).json() as Record<string, any>;
+    const ledgerMatches = (id: string, expected: { available: number; total: number }, step: string) => expectLedgerMatches(t.services.store.db, id, expected, step);
     const expectBalances = async (step: string) => {
       const page = await read(`/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`);
       const account = page.data.find((a: { id: string }) => a.id === accountId);
@@ -90,7 +66,7 @@ describeEachEngine(
       await ledgerMatches(feeAccountId, model.fees, `${step}: the platform's fee account`);
     };
     const advance = async (seconds: number) => {
-      const res = await caller.req('POST', '/sandbox/clock/advance', { seconds });
+      const res = await ctx.caller.req('POST', '/sandbox/clock/advance', { seconds });
       expect(res.statusCode, res.body).toBe(200);
     };
     const debit = (amount: number, fee: number) => {
@@ -146,7 +122,7 @@ describeEachEngine(
     });
 
     it('immediatelyExecute on POST /quotes: the quote created PROCESSING and its payment made in the same request', async () => {
-      const res = await caller.req('POST', '/quotes', {
+      const res = await ctx.caller.req('POST', '/quotes', {
         source: { sourceType: 'ACCOUNT', accountId },
         destination: { destinationType: 'ACCOUNT', accountId: externals.get('000') },
         lockedCurrencySide: 'SENDING',
@@ -234,7 +210,7 @@ describeEachEngine(
     });
 
     it('real-time funding: POST /sandbox/send pays the instructions into the customer\'s account and executes the quote from there; execute and send refuse each other\'s quotes', async () => {
-      const res = await caller.req('POST', '/quotes', {
+      const res = await ctx.caller.req('POST', '/quotes', {
         source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId },
         destination: { destinationType: 'ACCOUNT', accountId: externals.get('000') },
         lockedCurrencySide: 'SENDING',
@@ -244,13 +220,13 @@ describeEachEngine(
       const quote = res.json();
       expect(quote.paymentInstructions.length).toBeGreaterThan(0);
       expect(expectErrorObject(await execute(quote.id), 'execute a real-time quote').status).toBe(400);
-      const wrong = expectErrorObject(await caller.req('POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'EUR', currencyAmount: 5 }), 'wrong currency and amount');
+      const wrong = expectErrorObject(await ctx.caller.req('POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'EUR', currencyAmount: 5 }), 'wrong currency and amount');
       expect((wrong.details!.errors as { field: string }[]).map((e) => e.field)).toEqual(['currencyCode', 'currencyAmount']);
       const prefunded = await quoteTo('000', 1_000);
-      expect(expectErrorObject(await caller.req('POST', '/sandbox/send', { quoteId: prefunded.id, currencyCode: 'USD' }), 'send to a prefunded quote').status).toBe(400);
+      expect(expectErrorObject(await ctx.caller.req('POST', '/sandbox/send', { quoteId: prefunded.id, currencyCode: 'USD' }), 'send to a prefunded quote').status).toBe(400);
       await expectBalances('after the refusals');
 
-      const sent = await caller.req('POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD', currencyAmount: 6_000 });
+      const sent = await ctx.caller.req('POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD', currencyAmount: 6_000 });
       expect(sent.statusCode, sent.body).toBe(200);
       expect(sent.json()).toMatchObject({ id: quote.transactionId, type: 'OUTGOING', status: 'PENDING', quoteId: quote.id, sentAmount: { amount: 6_000 }, source: { accountId } });
       await webhooks(quote.transactionId, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
@@ -258,12 +234,12 @@ describeEachEngine(
       // Credited 6000 by the send, then 6000 held and debited: the customer's balance is back where it was.
       debit(0, quote.platformFeesIncluded);
       await expectBalances('after the real-time payment');
-      const again = expectErrorObject(await caller.req('POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' }), 'send twice');
+      const again = expectErrorObject(await ctx.caller.req('POST', '/sandbox/send', { quoteId: quote.id, currencyCode: 'USD' }), 'send twice');
       expect(again).toMatchObject({ status: 409, details: { currentStatus: 'COMPLETED' } });
     });
 
     const quoteToUma = async (umaAddress: string, amount: number) => {
-      const res = await caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount });
+      const res = await ctx.caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount });
       expect(res.statusCode, res.body).toBe(201);
       return res.json() as Record<string, any>;
     };
@@ -308,7 +284,7 @@ describeEachEngine(
       await advance(5 * 60);
       const body = expectErrorObject(await execute(quote.id), 'expired');
       expect(body).toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION', details: { currentStatus: 'EXPIRED' } });
-      expect((await caller.req('GET', `/transactions/${quote.transactionId}`)).statusCode).toBe(404);
+      expect((await ctx.caller.req('GET', `/transactions/${quote.transactionId}`)).statusCode).toBe(404);
       await expectBalances('after the expired quote');
       const missing = expectErrorObject(await execute('Quote:00000000-0000-0000-0000-000000000000'), 'unknown');
       expect(missing).toMatchObject({ status: 404, code: 'QUOTE_NOT_FOUND' });

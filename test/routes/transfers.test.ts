@@ -1,24 +1,20 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { isHoldKind } from '../../src/domain/accounts/ledger.js';
 import { landTransfer } from '../../src/domain/payments/payment-lifecycle.js';
-import { startWorker } from '../../src/jobs/index.js';
-import type { Worker } from '../../src/jobs/worker.js';
 import { entriesOf } from '../../src/store/accounts-repo.js';
 import { expectErrorObject } from '../helpers/error-object.js';
 import { eurAccount, ibanEndingIn, usdAccount } from '../helpers/external-accounts.js';
 import { insertTestCustomer } from '../helpers/fixtures.js';
-import { usdAccountOf } from '../helpers/money.js';
-import { describeEachEngine, type Caller } from '../helpers/test-app.js';
-import { connectReceiver, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { expectLedgerMatches, usdAccountOf } from '../helpers/money.js';
+import { describeEachEngine } from '../helpers/test-app.js';
+import { connectedCaller, verifiedWebhooksOf } from '../helpers/webhook-receiver.js';
 
 const FUNDS = 100_000;
 
 describeEachEngine(
   'transfers in and out: every sandbox suffix, the ledger after each step, verified webhooks',
   (t) => {
-    let receiver: WebhookReceiver;
-    let worker: Worker;
-    let caller: Caller;
+    const ctx = connectedCaller(t);
     let customerId: string;
     let accountId: string;
     /** What the account's balances must be: the model each step moves. */
@@ -26,54 +22,36 @@ describeEachEngine(
     const externals = new Map<string, string>();
 
     beforeAll(async () => {
-      receiver = await startWebhookReceiver();
-      caller = await t.newCaller();
-      await connectReceiver(caller, receiver);
-      worker = startWorker(t.services, t.app.log);
-      customerId = await insertTestCustomer(t, caller, 'INDIVIDUAL', 'APPROVED');
-      accountId = await usdAccountOf(caller, customerId);
-      expect((await caller.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: FUNDS })).statusCode).toBe(200);
+      customerId = await insertTestCustomer(t, ctx.caller, 'INDIVIDUAL', 'APPROVED');
+      accountId = await usdAccountOf(ctx.caller, customerId);
+      expect((await ctx.caller.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: FUNDS })).statusCode).toBe(200);
       model.available = FUNDS;
       model.total = FUNDS;
       for (const suffix of ['000', '002', '003', '004', '005', '006']) {
-        const res = await caller.req('POST', '/customers/external-accounts', { customerId, ...usdAccount(`123456789${suffix}`) });
+        const res = await ctx.caller.req('POST', '/customers/external-accounts', { customerId, ...usdAccount(`123456789${suffix}`) });
         expect(res.statusCode, res.body).toBe(201);
         expect(res.json().status).toBe('ACTIVE');
         externals.set(suffix, res.json().id);
       }
     });
-    afterAll(async () => {
-      await worker?.stop();
-      await receiver?.stop();
-    });
 
     const out = (suffix: string, amount: number, extra: Record<string, unknown> = {}) =>
-      caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get(suffix) }, amount, ...extra });
-    const into = (suffix: string, amount: number) => caller.req('POST', '/transfer-in', { source: { accountId: externals.get(suffix) }, destination: { accountId }, amount });
+      ctx.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get(suffix) }, amount, ...extra });
+    const into = (suffix: string, amount: number) => ctx.caller.req('POST', '/transfer-in', { source: { accountId: externals.get(suffix) }, destination: { accountId }, amount });
     const created = (res: { statusCode: number; body: string; json(): any }) => {
       expect(res.statusCode, res.body).toBe(201);
       return res.json() as Record<string, any>;
     };
-    const eventsOf = (id: string) => receiver.verifiedUnique().filter((d) => (d.payload?.data as { id?: string } | undefined)?.id === id);
-    /** Waits for the transaction's webhooks of these types, in this order, each verified both ways; answers their data. */
-    const webhooks = async (id: string, types: string[]) => {
-      await receiver.waitFor(() => eventsOf(id).length >= types.length, 15_000);
-      const events = eventsOf(id);
-      expect(events.map((e) => e.payload!.type)).toEqual(types);
-      for (const e of events) expect(e.verified).toBe(true);
-      return events.map((e) => e.payload!.data as Record<string, any>);
-    };
-    const read = async (id: string) => (await caller.req('GET', `/transactions/${id}`)).json() as Record<string, any>;
+    const webhooks = (id: string, types: string[]) => verifiedWebhooksOf(ctx.receiver, id, types);
+    const read = async (id: string) => (await ctx.caller.req('GET', `/transactions/${id}`)).json() as Record<string, any>;
     const expectBalances = async (step: string) => {
-      const page = (await caller.req('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`)).json();
+      const page = (await ctx.caller.req('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customerId)}&currency=USD`)).json();
       const account = page.data.find((a: { id: string }) => a.id === accountId);
       expect({ available: account.balance.amount, total: account.totalBalance.amount }, step).toEqual(model);
-      const entries = await entriesOf(t.services.store.db, accountId);
-      expect(entries.reduce((s, e) => s + Number(e.amount), 0), `${step}: available = sum of the entries`).toBe(model.available);
-      expect(entries.filter((e) => !isHoldKind(e.kind)).reduce((s, e) => s + Number(e.amount), 0), `${step}: total = sum of the entries that are not holds`).toBe(model.total);
+      await expectLedgerMatches(t.services.store.db, accountId, model, step);
     };
     const advance = async (seconds: number) => {
-      const res = await caller.req('POST', '/sandbox/clock/advance', { seconds });
+      const res = await ctx.caller.req('POST', '/sandbox/clock/advance', { seconds });
       expect(res.statusCode, res.body).toBe(200);
     };
 
@@ -110,7 +88,7 @@ describeEachEngine(
       model.total -= 1_000;
       await expectBalances('after the transfer-out');
 
-      const wire = created(await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000'), paymentRail: 'WIRE' }, amount: 10 }));
+      const wire = created(await ctx.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000'), paymentRail: 'WIRE' }, amount: 10 }));
       expect(wire).toMatchObject({ paymentRail: 'WIRE', railSelectionMode: 'MANUAL' });
       await webhooks(wire.id, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
       model.available -= 10;
@@ -120,23 +98,23 @@ describeEachEngine(
 
     it('lands once: a settlement job that runs again (a crash before it was marked done) changes nothing; an Idempotency-Key replays the 201', async () => {
       const headers = { 'idempotency-key': `transfer-${t.engine}` };
-      const first = await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000') }, amount: 250 }, headers);
+      const first = await ctx.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000') }, amount: 250 }, headers);
       const txn = created(first);
       await webhooks(txn.id, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
-      const replay = await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000') }, amount: 250 }, headers);
+      const replay = await ctx.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000') }, amount: 250 }, headers);
       expect(replay.statusCode).toBe(201);
       expect(replay.json()).toEqual(txn);
       model.available -= 250;
       model.total -= 250;
       await expectBalances('after the keyed transfer-out');
       const entries = (await entriesOf(t.services.store.db, accountId)).length;
-      const eventCount = async () => (await t.services.store.db.selectFrom('webhook_events').select('id').where('platform_id', '=', caller.platformId).execute()).length;
+      const eventCount = async () => (await t.services.store.db.selectFrom('webhook_events').select('id').where('platform_id', '=', ctx.caller.platformId).execute()).length;
       const events = await eventCount();
-      await t.services.store.transaction((uow) => landTransfer(uow, { platformId: caller.platformId, transactionId: txn.id }, Date.now()));
+      await t.services.store.transaction((uow) => landTransfer(uow, { platformId: ctx.caller.platformId, transactionId: txn.id }, Date.now()));
       expect((await entriesOf(t.services.store.db, accountId)).length).toBe(entries);
       expect(await eventCount()).toBe(events);
       await expectBalances('after the settlement ran again');
-      const ours = (await caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&type=OUTGOING&status=COMPLETED&limit=100`)).json();
+      const ours = (await ctx.caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&type=OUTGOING&status=COMPLETED&limit=100`)).json();
       expect(ours.data.filter((d: { sentAmount: { amount: number } }) => d.sentAmount.amount === 250)).toHaveLength(1);
     });
 
@@ -197,7 +175,7 @@ describeEachEngine(
       const txn = created(await out('005', 300));
       model.available -= 300;
       await expectBalances('held before the cancel');
-      const cancelled = await caller.req('POST', `/transactions/${txn.id}/cancel`, { reason: 'REQUESTED_AFTER_HOURS' });
+      const cancelled = await ctx.caller.req('POST', `/transactions/${txn.id}/cancel`, { reason: 'REQUESTED_AFTER_HOURS' });
       expect(cancelled.statusCode, cancelled.body).toBe(200);
       expect(cancelled.json()).toMatchObject({ status: 'FAILED', refund: { status: 'COMPLETED', reason: 'USER_CANCELLATION' } });
       model.available += 300;
@@ -208,83 +186,83 @@ describeEachEngine(
       expect(await read(txn.id)).toEqual(cancelled.json());
       await expectBalances('after the due settlement of a cancelled transfer');
 
-      expectErrorObject(await caller.req('POST', `/transactions/${txn.id}/cancel`, {}), 'TRANSACTION_NOT_CANCELLABLE');
-      expectErrorObject(await caller.req('POST', `/transactions/${txn.id}/approve`, {}), 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
-      expectErrorObject(await caller.req('POST', `/transactions/${txn.id}/reject`, { reason: 'NO' }), 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
-      expectErrorObject(await caller.req('POST', '/transactions/Transaction:unknown/cancel', {}), 'TRANSACTION_NOT_FOUND');
-      expectErrorObject(await caller.req('POST', '/transactions/Transaction:unknown/approve', {}), 'TRANSACTION_NOT_FOUND');
+      expectErrorObject(await ctx.caller.req('POST', `/transactions/${txn.id}/cancel`, {}), 'TRANSACTION_NOT_CANCELLABLE');
+      expectErrorObject(await ctx.caller.req('POST', `/transactions/${txn.id}/approve`, {}), 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+      expectErrorObject(await ctx.caller.req('POST', `/transactions/${txn.id}/reject`, { reason: 'NO' }), 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+      expectErrorObject(await ctx.caller.req('POST', '/transactions/Transaction:unknown/cancel', {}), 'TRANSACTION_NOT_FOUND');
+      expectErrorObject(await ctx.caller.req('POST', '/transactions/Transaction:unknown/approve', {}), 'TRANSACTION_NOT_FOUND');
 
-      const confirmed = await caller.req('POST', `/transactions/${txn.id}/confirm`, { receiptDeliveryConfirmedAt: '2026-01-02T03:04:05.000Z' });
+      const confirmed = await ctx.caller.req('POST', `/transactions/${txn.id}/confirm`, { receiptDeliveryConfirmedAt: '2026-01-02T03:04:05.000Z' });
       expect(confirmed.statusCode, confirmed.body).toBe(200);
       expect(confirmed.json().receiptDeliveryConfirmedAt).toBe('2026-01-02T03:04:05.000Z');
-      const now = await caller.req('POST', `/transactions/${txn.id}/confirm`);
+      const now = await ctx.caller.req('POST', `/transactions/${txn.id}/confirm`);
       expect(now.statusCode, now.body).toBe(200);
       expect(Date.parse(now.json().receiptDeliveryConfirmedAt)).toBeGreaterThan(Date.parse('2026-01-02T03:04:05.000Z'));
     });
 
     it("another customer's, another platform's, a deleted or a missing external account are one and the same 404", async () => {
-      const other = await insertTestCustomer(t, caller, 'INDIVIDUAL', 'APPROVED');
-      const theirs = (await caller.req('POST', '/customers/external-accounts', { customerId: other, ...usdAccount('555555555000') })).json().id;
+      const other = await insertTestCustomer(t, ctx.caller, 'INDIVIDUAL', 'APPROVED');
+      const theirs = (await ctx.caller.req('POST', '/customers/external-accounts', { customerId: other, ...usdAccount('555555555000') })).json().id;
       const elsewhere = await t.newCaller();
       const otherPlatformCustomer = await insertTestCustomer(t, elsewhere, 'INDIVIDUAL', 'APPROVED');
       const foreign = (await elsewhere.req('POST', '/customers/external-accounts', { customerId: otherPlatformCustomer, ...usdAccount('555555555001') })).json().id;
-      const gone = (await caller.req('POST', '/customers/external-accounts', { customerId, ...usdAccount('555555555007') })).json().id;
-      expect((await caller.req('DELETE', `/customers/external-accounts/${gone}`)).statusCode).toBe(204);
-      const production = await t.newCaller('production', caller);
+      const gone = (await ctx.caller.req('POST', '/customers/external-accounts', { customerId, ...usdAccount('555555555007') })).json().id;
+      expect((await ctx.caller.req('DELETE', `/customers/external-accounts/${gone}`)).statusCode).toBe(204);
+      const production = await t.newCaller('production', ctx.caller);
       const prodCustomer = await insertTestCustomer(t, production, 'INDIVIDUAL', 'APPROVED');
       const prodAccount = (await production.req('POST', '/customers/external-accounts', { customerId: prodCustomer, ...usdAccount('555555555008') })).json().id;
       for (const id of [theirs, foreign, gone, prodAccount, 'ExternalAccount:missing']) {
-        const res = await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: id }, amount: 1 });
+        const res = await ctx.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: id }, amount: 1 });
         expectErrorObject(res, 'REFERENCE_NOT_FOUND');
         expect(res.json().message).toBe(`ExternalAccount ${id} was not found`);
-        expectErrorObject(await caller.req('POST', '/transfer-in', { source: { accountId: id }, destination: { accountId }, amount: 1 }), 'REFERENCE_NOT_FOUND');
+        expectErrorObject(await ctx.caller.req('POST', '/transfer-in', { source: { accountId: id }, destination: { accountId }, amount: 1 }), 'REFERENCE_NOT_FOUND');
       }
       await expectBalances('after the refused transfers');
     });
 
     it("the platform's own accounts move money the same way; the platform's id as customerId lists those transfers", async () => {
-      const own = (await caller.req('GET', '/platform/internal-accounts?currency=USD')).json().data[0].id as string;
-      expect((await caller.req('POST', `/sandbox/internal-accounts/${own}/fund`, { amount: 5_000 })).statusCode).toBe(200);
-      const bank = created(await caller.req('POST', '/platform/external-accounts', usdAccount('333333333000'))).id as string;
+      const own = (await ctx.caller.req('GET', '/platform/internal-accounts?currency=USD')).json().data[0].id as string;
+      expect((await ctx.caller.req('POST', `/sandbox/internal-accounts/${own}/fund`, { amount: 5_000 })).statusCode).toBe(200);
+      const bank = created(await ctx.caller.req('POST', '/platform/external-accounts', usdAccount('333333333000'))).id as string;
       const balances = async () => {
-        const account = (await caller.req('GET', '/platform/internal-accounts?currency=USD')).json().data[0];
+        const account = (await ctx.caller.req('GET', '/platform/internal-accounts?currency=USD')).json().data[0];
         const entries = await entriesOf(t.services.store.db, own);
         expect(entries.reduce((s, e) => s + Number(e.amount), 0)).toBe(account.balance.amount);
         expect(entries.filter((e) => !isHoldKind(e.kind)).reduce((s, e) => s + Number(e.amount), 0)).toBe(account.totalBalance.amount);
         return { available: account.balance.amount, total: account.totalBalance.amount };
       };
-      const pulled = created(await caller.req('POST', '/transfer-in', { source: { accountId: bank }, destination: { accountId: own }, amount: 1_000 }));
-      expect(pulled).toMatchObject({ customerId: caller.platformId, platformCustomerId: caller.platformId, status: 'PENDING' });
+      const pulled = created(await ctx.caller.req('POST', '/transfer-in', { source: { accountId: bank }, destination: { accountId: own }, amount: 1_000 }));
+      expect(pulled).toMatchObject({ customerId: ctx.caller.platformId, platformCustomerId: ctx.caller.platformId, status: 'PENDING' });
       await webhooks(pulled.id, ['INCOMING_PAYMENT.PENDING', 'INCOMING_PAYMENT.COMPLETED']);
       expect(await balances()).toEqual({ available: 6_000, total: 6_000 });
-      const pushed = created(await caller.req('POST', '/transfer-out', { source: { accountId: own }, destination: { accountId: bank }, amount: 2_500 }));
+      const pushed = created(await ctx.caller.req('POST', '/transfer-out', { source: { accountId: own }, destination: { accountId: bank }, amount: 2_500 }));
       await webhooks(pushed.id, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
       expect(await balances()).toEqual({ available: 3_500, total: 3_500 });
-      const listed = (await caller.req('GET', `/transactions?customerId=${encodeURIComponent(caller.platformId)}`)).json();
+      const listed = (await ctx.caller.req('GET', `/transactions?customerId=${encodeURIComponent(ctx.caller.platformId)}`)).json();
       expect(listed.data.map((d: { id: string }) => d.id)).toEqual([pushed.id, pulled.id]);
       // A customer's account with the platform's bank account, or the reverse: unknown.
-      expectErrorObject(await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: bank }, amount: 1 }), 'REFERENCE_NOT_FOUND');
-      expectErrorObject(await caller.req('POST', '/transfer-out', { source: { accountId: own }, destination: { accountId: externals.get('000') }, amount: 1 }), 'REFERENCE_NOT_FOUND');
+      expectErrorObject(await ctx.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: bank }, amount: 1 }), 'REFERENCE_NOT_FOUND');
+      expectErrorObject(await ctx.caller.req('POST', '/transfer-out', { source: { accountId: own }, destination: { accountId: externals.get('000') }, amount: 1 }), 'REFERENCE_NOT_FOUND');
       await expectBalances('after the platform transfers');
     });
 
     it('400 names every invalid field at once; another currency and a rail the account lacks are 400s too', async () => {
-      const res = await caller.req('POST', '/transfer-out', { source: {}, destination: { accountId: '', paymentRail: 'TELEGRAPH' }, amount: 0, extra: true });
+      const res = await ctx.caller.req('POST', '/transfer-out', { source: {}, destination: { accountId: '', paymentRail: 'TELEGRAPH' }, amount: 0, extra: true });
       expectErrorObject(res, 'INVALID_INPUT');
       const fields = (res.json().details.errors as { field: string }[]).map((e) => e.field).sort();
       expect(fields).toEqual(expect.arrayContaining(['amount', 'destination.accountId', 'destination.paymentRail', 'source.accountId']));
-      const eur = (await caller.req('POST', '/customers/external-accounts', { customerId, ...eurAccount(ibanEndingIn('010')) })).json().id;
-      const cross = await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: eur }, amount: 1 });
+      const eur = (await ctx.caller.req('POST', '/customers/external-accounts', { customerId, ...eurAccount(ibanEndingIn('010')) })).json().id;
+      const cross = await ctx.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: eur }, amount: 1 });
       expectErrorObject(cross, 'INVALID_INPUT');
       expect(cross.json().details.errors[0].field).toBe('destination.accountId');
-      const rail = await caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000'), paymentRail: 'SEPA' }, amount: 1 });
+      const rail = await ctx.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000'), paymentRail: 'SEPA' }, amount: 1 });
       expectErrorObject(rail, 'INVALID_INPUT');
       expect(rail.json().details.errors[0].field).toBe('destination.paymentRail');
       await expectBalances('after the 400s');
     });
 
     it('GET /transactions lists both kinds newest first under the type, status, identifier and reference filters, paging without a skip', async () => {
-      const all = (await caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&limit=100`)).json();
+      const all = (await ctx.caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&limit=100`)).json();
       const ids = all.data.map((d: { id: string }) => d.id);
       expect(all.totalCount).toBe(ids.length);
       const created = all.data.map((d: { createdAt: string }) => Date.parse(d.createdAt));
@@ -292,23 +270,23 @@ describeEachEngine(
       const paged: string[] = [];
       let cursor: string | undefined;
       do {
-        const page = (await caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&limit=3${cursor ? `&cursor=${cursor}` : ''}`)).json();
+        const page = (await ctx.caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&limit=3${cursor ? `&cursor=${cursor}` : ''}`)).json();
         paged.push(...page.data.map((d: { id: string }) => d.id));
         cursor = page.nextCursor;
       } while (cursor);
       expect(paged).toEqual(ids);
-      const outgoing = (await caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&type=OUTGOING&limit=100`)).json();
+      const outgoing = (await ctx.caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&type=OUTGOING&limit=100`)).json();
       expect(outgoing.data.length).toBeGreaterThan(0);
       expect(outgoing.data.every((d: { type: string }) => d.type === 'OUTGOING')).toBe(true);
-      const failedIn = (await caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&type=INCOMING&status=FAILED&limit=100`)).json();
+      const failedIn = (await ctx.caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&type=INCOMING&status=FAILED&limit=100`)).json();
       expect(failedIn.data.length).toBeGreaterThan(0);
       expect(failedIn.data.every((d: { type: string; status: string }) => d.type === 'INCOMING' && d.status === 'FAILED')).toBe(true);
-      const to004 = (await caller.req('GET', `/transactions?receiverAccountIdentifier=123456789004&limit=100`)).json();
+      const to004 = (await ctx.caller.req('GET', `/transactions?receiverAccountIdentifier=123456789004&limit=100`)).json();
       expect(to004.data.map((d: { type: string }) => d.type)).toEqual(['OUTGOING']);
       const one = all.data[0];
-      const byRef = (await caller.req('GET', `/transactions?reference=${one.reconciliationInstructions.reference}`)).json();
+      const byRef = (await ctx.caller.req('GET', `/transactions?reference=${one.reconciliationInstructions.reference}`)).json();
       expect(byRef.data.map((d: { id: string }) => d.id)).toEqual([one.id]);
-      expect((await caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&type=CARD`)).json().totalCount).toBe(0);
+      expect((await ctx.caller.req('GET', `/transactions?customerId=${encodeURIComponent(customerId)}&type=CARD`)).json().totalCount).toBe(0);
     });
   },
   // WORKER_ENABLED: a clock advance waits for the jobs it made due to land before answering.
