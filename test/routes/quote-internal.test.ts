@@ -16,6 +16,7 @@ describeEachEngine(
   "quotes paid inside the platform: to an internal account and to a customer's UMA address, the recipient credited in the landing commit, every ledger balanced after each step",
   (t) => {
     const ctx = connectedCaller(t);
+    let senderId: string;
     let senderUsd: string;
     let recipientId: string;
     let recipientUma: string;
@@ -28,8 +29,8 @@ describeEachEngine(
     beforeAll(async () => {
       const config = await ctx.caller.req('PATCH', '/config', { feeConfigs: [FEE], supportedCurrencies: ['USD', 'EUR'].map(currency) });
       expect(config.statusCode, config.body).toBe(200);
-      const sender = await insertTestCustomer(t, ctx.caller, 'INDIVIDUAL', 'APPROVED');
-      senderUsd = await usdAccountOf(ctx.caller, sender);
+      senderId = await insertTestCustomer(t, ctx.caller, 'INDIVIDUAL', 'APPROVED');
+      senderUsd = await usdAccountOf(ctx.caller, senderId);
       expect((await ctx.caller.req('POST', `/sandbox/internal-accounts/${senderUsd}/fund`, { amount: FUNDS })).statusCode).toBe(200);
       const recipient = await ctx.caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Rita Recipient', platformCustomerId: 'recipient-1', currencies: ['EUR'] });
       expect(recipient.statusCode, recipient.body).toBe(201);
@@ -133,6 +134,19 @@ describeEachEngine(
       await expectLedgers("after the payment to the platform's account");
       const own = (await ctx.caller.req('GET', '/platform/internal-accounts?currency=EUR')).json().data[0];
       expect(own.balance.amount).toBe(model.get(platformEur)!.available);
+    });
+
+    it('real-time funded through POST /sandbox/send: the funds land on the sender and pay the recipient in the same way', async () => {
+      const q = await created({ destinationType: 'ACCOUNT', accountId: recipientEur }, { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD', customerId: senderId } });
+      const sent = await ctx.caller.req('POST', '/sandbox/send', { quoteId: q.id, currencyCode: 'USD', currencyAmount: q.totalSendingAmount });
+      expect(sent.statusCode, sent.body).toBe(200);
+      const [, completed] = await verifiedWebhooksOf(ctx.receiver, q.transactionId, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      const incoming = await incomingTo(recipientEur, completed!.reconciliationInstructions.reference);
+      expect(incoming).toMatchObject({ status: 'COMPLETED', customerId: recipientId, receivedAmount: { amount: q.totalReceivingAmount } });
+      // Credited by the funds, then debited by the payment: the sender's account ends where it was.
+      move(feeAccount, q.platformFeesIncluded);
+      move(recipientEur, q.totalReceivingAmount);
+      await expectLedgers('after the real-time funded payment');
     });
 
     it("refuses the source itself, and another platform's account or address as one that does not exist; nothing moves", async () => {
