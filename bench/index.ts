@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { BenchSetupError } from './engines.js';
 
 /** `npm run bench -- <scenario> [options]`: runs bench/<scenario>.ts, which prints its own table. */
-const SCENARIOS = ['bulk-import', 'card-round-trips', 'clock', 'list-owners', 'simulate', 'transfers', 'webhooks'];
+const SCENARIOS = ['bulk-import', 'card-round-trips', 'clock', 'list-owners', 'quotes', 'simulate', 'transfers', 'webhooks'];
 
 const [name, ...args] = process.argv.slice(2);
 const file = name && SCENARIOS.includes(name) ? new URL(`./${name}.ts`, import.meta.url) : undefined;

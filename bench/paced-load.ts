@@ -1,4 +1,4 @@
-/** Requests sent at a steady rate, each matched to the verified webhook it should cause (the webhooks and transfers benches). */
+/** Requests sent at a steady rate, each matched to the verified webhook it should cause (the webhooks, transfers and quotes benches; webhook-target.ts their server and receiver). */
 
 /** Requests in flight at most: past it the pacer waits, so a stalled server shows as a missed rate rather than a pile of sockets. */
 const MAX_IN_FLIGHT = 512;

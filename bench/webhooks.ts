@@ -11,14 +11,10 @@
  * arrives within 1 s.
  */
 import { parseArgs } from 'node:util';
-import { WebhookReceiver } from '../src/cli/webhook-receiver.js';
-import type { ServerProcess } from '../src/cli/server-process.js';
-import { ENGINE_LABEL, describeRounds, emptyDatabase, parseEngines, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';
+import { ENGINE_LABEL, describeRounds, parseEngines, roundOrder, type Engine } from './engines.js';
 import { engineTable } from './report.js';
-import { pacedPhase } from './paced-load.js';
 import { percentile } from './stats.js';
-
-const DEADLINE_MS = 1000;
+import { DEADLINE_MS, fmt, sustained, WebhookTarget } from './webhook-target.js';
 
 /** What one run at a fixed rate saw; `latencies` (ms, ascending) are those of the webhooks that arrived. */
 interface Phase {
@@ -60,125 +56,69 @@ function combine(phases: Phase[]): PhaseResult {
   };
 }
 
-/** One engine under test: its server, the cards it simulates on, and the receiver of its webhooks. */
+/** One engine under test: its server and receiver, and the cards it simulates on. */
 class Target {
-  /** issuerTransactionToken -> time of its 202 / of its verified webhook (performance.now()). */
-  private accepted = new Map<string, number>();
-  private arrived = new Map<string, number>();
-  private unverified = 0;
-  readonly receiver: WebhookReceiver;
-  private cards: string[] = [];
-
-  private constructor(readonly engine: Engine, private readonly db: BenchDatabase, private readonly server: ServerProcess & { auth: string }) {
-    this.receiver = new WebhookReceiver({
-      onDelivery: (d) => {
-        if (!d.verified) {
-          this.unverified += 1;
-          return;
-        }
-        const token = (d.payload?.operation as { issuerTransactionToken?: string } | undefined)?.issuerTransactionToken;
-        if (token && !this.arrived.has(token)) this.arrived.set(token, d.receivedAtHr);
-      },
-    });
-    // Keep the receiver's own cost out of the measurement: it stores nothing.
-    this.receiver.deliveries.push = () => 0;
-  }
+  private constructor(
+    private readonly target: WebhookTarget,
+    private readonly cards: string[],
+  ) {}
 
   /** The server on an empty database of this engine, with `cards` cards and its webhook endpoint set to a fresh receiver. */
   static async start(engine: Engine, cards: number): Promise<Target> {
-    const db = await emptyDatabase(engine, 'webhooks');
     // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
     const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-    const server = await startServer(db, { SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1' }, { nodeArgs }).catch(async (err: unknown) => {
-      await db.drop();
-      throw err;
-    });
-    if (!server.auth) {
-      await server.stop();
-      await db.drop();
-      throw new Error('the server printed no credentials: its database was not empty');
-    }
-    const target = new Target(engine, db, server as ServerProcess & { auth: string });
+    const target = await WebhookTarget.start(
+      engine,
+      'webhooks',
+      (payload) => (payload.operation as { issuerTransactionToken?: string } | undefined)?.issuerTransactionToken,
+      { nodeArgs, keepData: Boolean(process.env.BENCH_KEEP_DATA) },
+    );
     try {
-      const customer = await target.api('POST', '/customers', {
-        customerType: 'BUSINESS',
-        businessInfo: { legalName: 'Bench Co', incorporatedOn: '2020-01-01', taxId: '99-9999999' },
-        address: { line1: '1 Bench St', postalCode: '94105', country: 'US' },
-      });
-      // A card needs an APPROVED cardholder (a business without a 001/002/003 registration number is approved on submission) and its internal account as funding source; it is ACTIVE once provisioned.
-      await target.api('POST', '/verifications', { customerId: customer.id });
+      // A card needs an APPROVED cardholder and its internal account as funding source; it is ACTIVE once provisioned.
       // Authorizations are declined without the funds: enough for every authorization the run can send (funded before the endpoint is set, so no event).
-      const account = (await target.api('GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}&type=INTERNAL_FIAT&currency=USD`)).data[0];
-      for (let i = 0; i < 10; i++) await target.api('POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: 100_000_000_000 });
-      for (let i = 0; i < cards; i++) target.cards.push((await target.api('POST', '/cards', { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account.id] })).id);
-      for (const id of target.cards) await target.untilActive(id);
-      await target.receiver.start();
-      const config = await target.api('PATCH', '/config', { webhookEndpoint: target.receiver.url });
-      target.receiver.trust(config);
-      return target;
+      const { customerId, usdAccountId } = await target.fundedBusiness();
+      const ids: string[] = [];
+      for (let i = 0; i < cards; i++) ids.push((await target.api('POST', '/cards', { cardholderId: customerId, form: 'VIRTUAL', fundingSources: [usdAccountId] })).id);
+      for (const id of ids) await untilActive(target, id);
+      await target.listen();
+      return new Target(target, ids);
     } catch (err) {
       await target.stop();
       throw err;
     }
   }
 
-  async stop(): Promise<void> {
-    await this.receiver.stop();
-    await this.server.stop();
-    if (process.env.BENCH_KEEP_DATA) process.stderr.write(`kept the ${ENGINE_LABEL[this.engine]} data (${JSON.stringify(this.db.env)})\n`);
-    else await this.db.drop();
+  get engine(): Engine {
+    return this.target.engine;
   }
 
   get unverifiedCount(): number {
-    return this.unverified;
+    return this.target.unverifiedCount;
+  }
+
+  stop(): Promise<void> {
+    return this.target.stop();
   }
 
   async phase(rate: number, seconds: number): Promise<Phase> {
-    this.accepted.clear();
-    this.arrived.clear();
     const body = JSON.stringify({ amount: 1250, currency: { code: 'USD' }, merchant: { descriptor: 'BENCH COFFEE', country: 'US' } });
-    const { seconds: elapsed, refused, latencies } = await pacedPhase(
-      rate,
-      seconds,
-      async (i) => {
-        const card = this.cards[i % this.cards.length]!;
-        const res = await fetch(`${this.server.baseUrl}/sandbox/cards/${card}/simulate/authorization`, {
-          method: 'POST',
-          headers: { authorization: this.server.auth, 'content-type': 'application/json' },
-          body,
-        });
-        const at = performance.now();
-        const json = (await res.json()) as { issuerTransactionToken?: string };
-        return { key: res.status === 202 ? json.issuerTransactionToken : undefined, at };
-      },
-      this.arrived,
-      this.accepted,
+    const { seconds: elapsed, refused, latencies } = await this.target.paced(rate, seconds, (i) =>
+      this.target.post(`/sandbox/cards/${this.cards[i % this.cards.length]!}/simulate/authorization`, body, (status, json: { issuerTransactionToken?: string }) =>
+        status === 202 ? json.issuerTransactionToken : undefined,
+      ),
     );
-    return { targetRate: rate, seconds: elapsed, accepted: this.accepted.size, refused, latencies };
-  }
-
-  /** Waits until the card is ACTIVE, so that no card event reaches the receiver during a phase. */
-  private async untilActive(cardId: string): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    while ((await this.api('GET', `/cards/${cardId}`)).state !== 'ACTIVE') {
-      if (Date.now() > deadline) throw new Error(`card ${cardId} did not become ACTIVE`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
-  private async api(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await fetch(`${this.server.baseUrl}${path}`, {
-      method,
-      headers: { authorization: this.server.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
+    return { targetRate: rate, seconds: elapsed, accepted: this.target.accepted.size, refused, latencies };
   }
 }
 
-const fmt = (ms: number) => (Number.isNaN(ms) ? '-' : `${ms.toFixed(1)} ms`);
+/** Waits until the card is ACTIVE, so that no card event reaches the receiver during a phase. */
+async function untilActive(target: WebhookTarget, cardId: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await target.api('GET', `/cards/${cardId}`)).state !== 'ACTIVE') {
+    if (Date.now() > deadline) throw new Error(`card ${cardId} did not become ACTIVE`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 function printRow(engine: Engine, r: PhaseResult): void {
   process.stdout.write(
@@ -233,8 +173,7 @@ export async function run(args: string[]): Promise<void> {
         for (const t of roundOrder([...climbing], i)) {
           const r = combine([await t.phase(stepRate, Number(values['step-duration']))]);
           printRow(t.engine, r);
-          const sustained = r.lost === 0 && r.refused === 0 && r.withinDeadline === r.accepted && r.achievedRate >= 0.95 * stepRate;
-          if (sustained) best.set(t.engine, r);
+          if (sustained(r)) best.set(t.engine, r);
           else climbing = climbing.filter((c) => c !== t);
         }
       }

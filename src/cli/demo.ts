@@ -3,7 +3,7 @@
  * (or uses BASE_URL + CLIENT_ID + CLIENT_SECRET), starts a local receiver that verifies both
  * signatures of every webhook (X-Grid-Signature with Node's crypto and the platform's public key,
  * the Standard Webhooks headers with the standardwebhooks package), and walks through customers,
- * owners, a funded card and its simulators, a card reveal, and a transfer in and out of a bank account, printing each request, response and
+ * owners, a funded card and its simulators, a card reveal, a transfer in and out of a bank account, and a quote from USD to a euro bank account executed, printing each request, response and
  * webhook with both checks and the account's balances after each step. Exits 0 only if the test
  * webhook and every expected event arrived verified both ways, every balance is what the ledger's
  * arithmetic says, and the reveal URL showed a Luhn-valid PAN ending in last4 once.
@@ -305,7 +305,34 @@ async function main(): Promise<number> {
     await showBalance('transfer-out 1500 (debited)', customer.id, { available: 6_300, total: 6_300 });
     await call('GET', `/transactions?customerId=${encodeURIComponent(customer.id)}&type=OUTGOING&limit=5`);
 
-    console.log(bold('\n11. The event log'));
+    console.log(bold('\n11. Pay across currencies: a quote from USD to a euro bank account, executed'));
+    // An IBAN ending in 000 completes (the quote suffixes: 002 execution fails, 003 long, 004 delivery fails, 005 returned, 006 cancelled, 007 payout and refund fail).
+    const euroBank = (
+      await call('POST', '/customers/external-accounts', {
+        customerId: customer.id,
+        currency: 'EUR',
+        accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'DE46370400440532000000', beneficiary: { beneficiaryType: 'BUSINESS', legalName: 'Acme Robotics GmbH' } },
+      })
+    ).json;
+    // Locked on the sending side: 1000 USD cents leave the account, the platform's fees (if its feeConfigs set any) within them.
+    const quote = (
+      await call('POST', '/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: account.id },
+        destination: { destinationType: 'ACCOUNT', accountId: euroBank.id },
+        lockedCurrencySide: 'SENDING',
+        lockedCurrencyAmount: 1_000,
+        description: 'INV-2042',
+      })
+    ).json;
+    const payment: (typeof transfers)[number] = { step: 'quote USD -> EUR', id: quote.transactionId as string, type: 'OUTGOING_PAYMENT.COMPLETED' };
+    transfers.push(payment);
+    await call('POST', `/quotes/${encodeURIComponent(quote.id)}/execute`);
+    await poll(async () => (payment.webhook ? true : undefined), 10_000);
+    console.log(`   ${payment.webhook ? green('✓') : red('✗')} OUTGOING_PAYMENT.COMPLETED ${payment.webhook ? `arrived verified both ways: ${quote.totalSendingAmount} USD cents sent, ${quote.totalReceivingAmount} EUR cents received` : 'did not arrive'}`);
+    await showBalance('quote executed (debited)', customer.id, { available: 5_300, total: 5_300 });
+    await call('GET', `/quotes/${encodeURIComponent(quote.id)}`);
+
+    console.log(bold('\n12. The event log'));
     await call('GET', '/webhook-events?limit=10');
   } catch (err) {
     console.error(red(`\nThe demo stopped: ${err instanceof Error ? err.message : String(err)}`));
@@ -316,7 +343,7 @@ async function main(): Promise<number> {
   }
 
   console.log(bold('\nSummary'));
-  let ok = expectations.length === 12 && testWebhook?.verified === true && kybWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 13 && revealed && transfers.length === 2;
+  let ok = expectations.length === 12 && testWebhook?.verified === true && kybWebhook?.verified === true && fundingWebhook !== undefined && balanceChecks.length === 14 && revealed && transfers.length === 3;
   console.log(`  ${testWebhook?.verified ? green('✓') : red('✗')} ${'test webhook'.padEnd(24)} ${''.padEnd(40)} expected ${'TEST'.padEnd(26)} got ${testWebhook ? `${String(testWebhook.payload?.type)} ${testWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
   console.log(`  ${kybWebhook?.verified ? green('✓') : red('✗')} ${'verification'.padEnd(24)} ${''.padEnd(40)} expected ${'CUSTOMER.KYB_APPROVED'.padEnd(26)} got ${kybWebhook ? `it, ${kybWebhook.verified ? 'verified both ways' : 'NOT verified'}` : 'no webhook'}`);
   console.log(`  ${fundingWebhook ? green('✓') : red('✗')} ${'funding'.padEnd(24)} ${''.padEnd(40)} expected ${'INTERNAL_ACCOUNT.BALANCE_UPDATED'.padEnd(26)} got ${fundingWebhook ? 'it, verified both ways' : 'no webhook'}`);

@@ -19,13 +19,13 @@ export const quoteRoutes: RouteModule = (app, { quotes, quotePayments }) => {
         summary: 'Create a transfer quote',
         description:
           "Locks the rate and both amounts for five minutes of the platform's clock. The sending currency is the source account's (or the real-time funding currency), the receiving currency the destination account's " +
-          "(or the UMA address's: a sandbox address's one currency, a customer's first). Amounts are converted in integer arithmetic, the receiving side rounded down; the platform's " +
+          "(or the UMA address's: a sandbox address's one currency, a customer's first it holds an internal account in). Amounts are converted in integer arithmetic, the receiving side rounded down; the platform's " +
           'CROSS_CURRENCY_TRANSACTION fee (fixed plus basis points of the amount converted, rounded up) is within totalSendingAmount. ' +
           'Unknown ids: one 400 naming each field. A currency without a sandbox rate, or one the UMA address does not receive: 400 INVALID_CURRENCY; a malformed UMA address: 400 INVALID_UMA_ADDRESS; ' +
-          'a well-formed address with no receiver: 404 UMA_NOT_FOUND; an amount converted outside the limits: 400 AMOUNT_OUT_OF_RANGE. immediatelyExecute: true executes an account-funded quote at once ' +
-          '(as POST /quotes/{quoteId}/execute: the quote answered PROCESSING or FAILED, its refusals and 501 leave no quote); a real-time funded one is answered PENDING, executed when paid.',
+          'a well-formed address with no receiver: 404 UMA_NOT_FOUND; an amount converted outside the limits: 400 AMOUNT_OUT_OF_RANGE; a quote that would pay its own source account: 400. immediatelyExecute: true executes an account-funded quote at once ' +
+          '(as POST /quotes/{quoteId}/execute: the quote answered PROCESSING or FAILED, its refusals leave no quote); a real-time funded one is answered PENDING, executed when paid.',
         body: CreateQuoteBody,
-        response: { 201: QuoteSchema, ...errorResponses(400, 404, 415, 501) },
+        response: { 201: QuoteSchema, ...errorResponses(400, 404, 415) },
       },
     },
     async (request, reply) => {
@@ -54,9 +54,10 @@ export const quoteRoutes: RouteModule = (app, { quotes, quotePayments }) => {
           '005 completes then is returned, 006 is cancelled by the user, 007 payout and refund fail; any other completes. Held funds of a failure are refunded (not for 007). ' +
           'A quote past expiresAt, or already executed: 409 INVALID_STATE_TRANSITION (currentStatus EXPIRED, or its status). A real-time funded quote is paid through its payment instructions: 400. ' +
           'To a sandbox UMA address: $pending.long.usd completes after six minutes, $fail.compliance.usd fails (COMPLIANCE_REJECTED), the others complete. ' +
-          "To a customer's UMA address or an internal account: 501 NOT_IMPLEMENTED. Unknown: 404 QUOTE_NOT_FOUND.",
+          "To an internal account of the platform, or a customer's UMA address (its internal account in the receiving currency): completes at once, and in the same commit the receiving account is credited " +
+          'totalReceivingAmount by an IncomingTransaction of the recipient (INCOMING_PAYMENT.COMPLETED). Unknown: 404 QUOTE_NOT_FOUND.',
         params: QuoteIdParamSchema,
-        response: { 200: QuoteSchema, ...errorResponses(400, 404, 409, 501) },
+        response: { 200: QuoteSchema, ...errorResponses(400, 404, 409) },
       },
     },
     async (request) => quotePayments.execute(request.principal.platformId, request.principal.environment, request.params.quoteId, requestUnitOfWork(request)),

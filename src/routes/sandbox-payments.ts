@@ -17,7 +17,7 @@ export const sandboxPaymentRoutes: RouteModule = (app, { umaReceive, quotePaymen
           "one (POST /quotes/{quoteId}/execute): answers the quote's OutgoingTransaction, with its webhooks and the destination's sandbox suffix outcome. currencyCode must be the sending currency and " +
           'currencyAmount, when given, the totalSendingAmount: 400. A quote funded from an account: 400. Expired or already executed: 409. Unknown: 404 QUOTE_NOT_FOUND. Production: 404.',
         body: SandboxSendBody,
-        response: { 200: OutgoingTransactionSchema, ...errorResponses(400, 404, 409, 415, 501) },
+        response: { 200: OutgoingTransactionSchema, ...errorResponses(400, 404, 409, 415) },
       },
     },
     async (request) => (await quotePayments.send(request.principal.platformId, request.principal.environment, request.body, requestUnitOfWork(request))) as never,

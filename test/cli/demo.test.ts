@@ -27,7 +27,10 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/✓ balance after transfer-out 1500 \(debited\): available 6300 \/ total 6300/);
     expect(stdout).toMatch(/✓ transfer-out 1500 +Transaction:\S+ +expected OUTGOING_PAYMENT\.COMPLETED +got it, verified both ways/);
     expect(stdout).toMatch(/✓ transfer-in 2000 +Transaction:\S+ +expected INCOMING_PAYMENT\.COMPLETED +got it, verified both ways/);
-    expect(stdout).toMatch(/✓ 13 balance checks, 0 differing from the ledger's arithmetic/);
+    expect(stdout).toMatch(/✓ balance after quote executed \(debited\): available 5300 \/ total 5300/);
+    expect(stdout).toMatch(/✓ quote USD -> EUR +Transaction:\S+ +expected OUTGOING_PAYMENT\.COMPLETED +got it, verified both ways/);
+    expect(stdout).toMatch(/✓ OUTGOING_PAYMENT\.COMPLETED arrived verified both ways: 1000 USD cents sent, \d+ EUR cents received/);
+    expect(stdout).toMatch(/✓ 14 balance checks, 0 differing from the ledger's arithmetic/);
     expect(stdout).toMatch(/✓ test webhook +expected TEST +got TEST verified both ways/);
     expect(stdout).toMatch(/✓ verification +expected CUSTOMER\.KYB_APPROVED +got it, verified both ways/);
     expect(stdout).toMatch(/⇐ webhook TEST webhook-id=Webhook:\S+ X-Grid-Signature ✓ webhook-signature ✓/);

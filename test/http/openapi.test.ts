@@ -511,13 +511,9 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
   await drainCardJobs(t.services, t.app.log);
   const payee = (await caller.req('POST', '/customers/external-accounts', { customerId: holder, ...usdAccount('8642003') })).json().id as string;
   const failed = (await caller.req('POST', '/transfer-out', { source: { accountId: holderAccount }, destination: { accountId: payee }, amount: 1 })).json().id as string;
-  // A customer's UMA address: paying one is not built yet (the sandbox addresses are paid).
+  // The holder's own UMA address in USD is its own USD account: a quote from that account pays itself.
   const holderUma = (await caller.req('GET', `/customers/${holder}`)).json().umaAddress as string;
-  const umaQuote = (await caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: holderAccount }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: holderUma }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
-  const umaRealtime = (await caller.req('POST', '/quotes', { source: { sourceType: 'REALTIME_FUNDING', currency: 'USD' }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: holderUma }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000 })).json().id as string;
   const transferStates: [string, string, number, Promise<LightMyRequestResponse>][] = [
-    ['POST /quotes/{quoteId}/execute', "a quote to a customer's UMA address (not built yet)", 501, caller.req('POST', `/quotes/${umaQuote}/execute`)],
-    ['POST /sandbox/send', "a quote to a customer's UMA address (not built yet)", 501, caller.req('POST', '/sandbox/send', { quoteId: umaRealtime, currencyCode: 'USD' })],
     ['POST /transactions/{transactionId}/cancel', 'a FAILED transfer', 409, caller.req('POST', `/transactions/${failed}/cancel`)],
     ['POST /transactions/{transactionId}/cancel', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/cancel`)],
     ['POST /transactions/{transactionId}/confirm', 'a card transaction', 400, caller.req('POST', `/transactions/${open}/confirm`)],
@@ -556,7 +552,7 @@ async function stateFailures(t: TestApp): Promise<[string, string, number, Promi
     ['POST /webhook-events/recover', 'no endpoint', 400, caller.req('POST', '/webhook-events/recover', { since: '2025-01-01T00:00:00Z' })],
     ['POST /webhook-events/replay-missing', 'no endpoint', 400, caller.req('POST', '/webhook-events/replay-missing', { since: '2025-01-01T00:00:00Z' })],
     ['POST /quotes', 'a UMA address with no receiver', 404, caller.req('POST', '/quotes', { ...quoteTo('$nobody@sandbox.uma.money') })],
-    ['POST /quotes', "immediatelyExecute to a customer's UMA address (not built yet)", 501, caller.req('POST', '/quotes', { ...quoteTo(holderUma), immediatelyExecute: true })],
+    ['POST /quotes', 'a quote paying its own source account', 400, caller.req('POST', '/quotes', { source: { sourceType: 'ACCOUNT', accountId: holderAccount }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: holderUma, currency: 'USD' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 10_000, immediatelyExecute: true })],
     [
       'PATCH /config',
       'a fee source currency the interface does not implement',

@@ -13,6 +13,7 @@ describeEachEngine('exchange rates, quotes and receiver lookups', (t) => {
   let usdAccountId: string;
   let eurExternalId: string;
   let customerUma: string;
+  let payeeUma: string;
 
   beforeAll(async () => {
     caller = await t.newCaller();
@@ -20,6 +21,9 @@ describeEachEngine('exchange rates, quotes and receiver lookups', (t) => {
     expect(customer.statusCode, customer.body).toBe(201);
     customerId = customer.json().id;
     customerUma = customer.json().umaAddress;
+    const payee = await caller.req('POST', '/customers', { customerType: 'INDIVIDUAL', platformCustomerId: 'fx-2' });
+    expect(payee.statusCode, payee.body).toBe(201);
+    payeeUma = payee.json().umaAddress;
     usdAccountId = await usdAccountOf(injectCall(caller), customerId);
     const ext = await caller.req('POST', '/customers/external-accounts', { customerId, ...eurAccount(ibanEndingIn('321')) });
     expect(ext.statusCode, ext.body).toBe(201);
@@ -113,7 +117,7 @@ describeEachEngine('exchange rates, quotes and receiver lookups', (t) => {
       ['$success.mxn@sandbox.uma.money', 'MXN'],
       ['$pending.long.usd@sandbox.uma.money', 'USD'],
       ['$fail.compliance.usd@sandbox.uma.money', 'USD'],
-      [customerUma, 'USD'],
+      [payeeUma, 'USD'],
     ];
     for (const [umaAddress, currency] of cases) {
       const res = await quote({ source: { sourceType: 'ACCOUNT', accountId: usdAccountId }, destination: { destinationType: 'UMA_ADDRESS', umaAddress }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5000 });
@@ -150,15 +154,13 @@ describeEachEngine('exchange rates, quotes and receiver lookups', (t) => {
     expect(expectErrorObject(await quote({ ...base, source: { sourceType: 'REALTIME_FUNDING', currency: 'XYZ' }, destination: { destinationType: 'ACCOUNT', accountId: eurExternalId } }), 'unrated').code).toBe('INVALID_CURRENCY');
     expect(expectErrorObject(await quote({ ...accountToEur('SENDING', 150) }), 'too small').code).toBe('AMOUNT_OUT_OF_RANGE');
     expect(expectErrorObject(await quote({ ...accountToEur('RECEIVING', 9_000_000_000) }), 'too large').code).toBe('AMOUNT_OUT_OF_RANGE');
-    // Executing at once to a customer's UMA address is not built: 501, as execute answers.
-    const immediate = expectErrorObject(await quote({ ...accountToEur('SENDING', 10_000), destination: { destinationType: 'UMA_ADDRESS', umaAddress: customerUma }, immediatelyExecute: true }), 'immediately');
-    expect(immediate.code).toBe('NOT_IMPLEMENTED');
+    // A customer's own UMA address in the source account's currency pays the source itself.
+    const self = expectErrorObject(await quote({ ...base, destination: { destinationType: 'UMA_ADDRESS', umaAddress: customerUma, currency: 'USD' } }), 'own address');
+    expect((self.details!.errors as any[]).map((e) => e.field)).toEqual(['destination.umaAddress']);
   });
 
-  it("the authorization operations, and executing a quote to a customer's UMA address, answer 501 until they are built", async () => {
+  it('the authorization operations answer 501 until they are built', async () => {
     const q = (await quote(accountToEur('SENDING', 10_000))).json();
-    const uma = (await quote({ ...accountToEur('SENDING', 10_000), destination: { destinationType: 'UMA_ADDRESS', umaAddress: customerUma } })).json();
-    expect(expectErrorObject(await caller.req('POST', `/quotes/${uma.id}/execute`, {}), 'execute to UMA').code).toBe('NOT_IMPLEMENTED');
     for (const path of ['authorize', 'authorize/resend']) {
       const body = expectErrorObject(await caller.req('POST', `/quotes/${q.id}/${path}`, {}), path);
       expect(body.code).toBe('NOT_IMPLEMENTED');

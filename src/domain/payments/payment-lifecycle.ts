@@ -13,6 +13,7 @@ import { postAll, type Posting } from '../accounts/internal-accounts.js';
 import type { Movement } from '../accounts/ledger.js';
 import { postToPlatformAccount } from '../accounts/platform-accounts.js';
 import { recordWebhookEvents } from '../webhooks/webhook-events.js';
+import { creditInternalRecipient } from './internal-recipients.js';
 import { renderPaymentTransaction, type Refund } from './render.js';
 import { enqueueJob } from '../../store/jobs-repo.js';
 import { setQuoteStatusByTransaction } from '../../store/quotes-repo.js';
@@ -87,6 +88,8 @@ export async function endTransfer(uow: UnitOfWork, row: PaymentTransactionView, 
   const events = [{ platformId: row.platform_id, type: paymentEvent(row.type, ending.status), fields: { data: renderPaymentTransaction(after, refund && { ...refund, status: 'PENDING', settledAt: undefined }) } }];
   if (refund !== undefined) events.push({ platformId: row.platform_id, type: paymentEvent(row.type, lost ? 'REFUND_FAILED' : 'REFUND_COMPLETED'), fields: { data: renderPaymentTransaction(after) } });
   await recordWebhookEvents(uow, events, now);
+  // A quote paid inside the platform: its recipient credited in this same commit, after the sender's events.
+  if (ending.status === 'COMPLETED') await creditInternalRecipient(uow, row, now);
   return after;
 }
 

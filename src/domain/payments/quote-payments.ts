@@ -15,10 +15,11 @@ import { isBankAccount, PAYMENT_RAILS, type AccountType } from '../external-acco
 import type { PlatformClock } from '../platform/platform-clock.js';
 import type { Environment } from '../platform/tokens.js';
 import { renderQuote, statusAt, type Quote, type QuoteDestination, type QuoteSource } from '../quotes/render.js';
-import { InvalidStateError, lookupableId, NotFoundError, NotImplementedError, ValidationError, type FieldError } from '../shared/errors.js';
+import { InvalidStateError, lookupableId, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 import { paymentEvent, postTransfer, TRANSFER_SETTLEMENT_JOB, type TransferSettlementJob } from './payment-lifecycle.js';
+import { internalAccountRecipient, umaCustomerRecipient } from './internal-recipients.js';
 import { renderPaymentTransaction, type PaymentTransaction } from './render.js';
 import { failureReasonOf, LONG_PAYMENT_MS, quoteOutcome } from './transfer-outcomes.js';
 
@@ -28,6 +29,8 @@ import { failureReasonOf, LONG_PAYMENT_MS, quoteOutcome } from './transfer-outco
  * and lands through the transfers' settlement job and state machine (payment-lifecycle.ts): on
  * completion the amount is debited and the platform's fee credited to its own account in the
  * sending currency. The destination account's last three digits decide the outcome (quoteOutcome).
+ * A quote paid inside the platform (an internal account, a customer's UMA address) credits its
+ * recipient in the same landing commit (internal-recipients.ts).
  */
 export class QuotePaymentService {
   constructor(
@@ -37,8 +40,7 @@ export class QuotePaymentService {
 
   /**
    * Unknown quote: 404. A quote past expiresAt, or already executed: 409 (currentStatus EXPIRED, or
-   * its status). A real-time funded quote is paid by its payment instructions: 400. A destination
-   * this sandbox does not pay yet (an internal account, a customer's UMA address): 501.
+   * its status). A real-time funded quote is paid by its payment instructions: 400.
    */
   execute(platformId: string, environment: Environment, quoteId: string, within?: UnitOfWork): Promise<Quote> {
     return this.store.transaction(async (uow) => {
@@ -105,7 +107,8 @@ export class QuotePaymentService {
   /** Creates the quote's OutgoingTransaction from the internal account `sourceAccountId`, in the caller's unit of work. */
   private async pay(uow: UnitOfWork, platformId: string, environment: Environment, quote: QuoteRow, sourceAccountId: string, now: number): Promise<{ quote: Quote; transaction: PaymentTransaction }> {
     const destination = JSON.parse(quote.destination) as QuoteDestination;
-    const external = await payee(uow, platformId, destination);
+    const external = await payee(uow, platformId, destination, quote.receiving_currency);
+    const destinationField = destination.destinationType === 'UMA_ADDRESS' ? 'destination.umaAddress' : 'destination.accountId';
 
     const internal = await this.lockSource(uow, platformId, sourceAccountId);
     if (!internal) throw new NotFoundError('InternalAccount', sourceAccountId);
@@ -115,7 +118,8 @@ export class QuotePaymentService {
       errors.push({ field: 'source.accountId', message: `belongs to a customer whose KYC status is ${customer?.kyc_status ?? 'unknown'}; moving money needs APPROVED` });
     }
     if (internal.status !== 'ACTIVE') errors.push({ field: 'source.accountId', message: `is ${internal.status}; only an ACTIVE account moves money` });
-    if (external.status !== 'ACTIVE') errors.push({ field: 'destination.accountId', message: `is ${external.status}; only an ACTIVE account is paid` });
+    if (external.status !== 'ACTIVE') errors.push({ field: destinationField, message: `is ${external.status}; only an ACTIVE account is paid` });
+    if (external.id === internal.id) errors.push({ field: destinationField, message: 'names the source account: a quote pays another account' });
     if (errors.length > 0) throw new ValidationError(errors);
 
     const asked = destination.destinationType === 'ACCOUNT' ? destination.paymentRail : undefined;
@@ -157,7 +161,7 @@ export class QuotePaymentService {
       fees: Number(quote.fees_included),
       platform_fees: platformFees,
       fee_account_id: platformFees > 0 ? await this.platformAccount(uow, platformId, quote.sending_currency, now) : null,
-      counterparty_uma: external.uma === null ? null : external.id,
+      counterparty_uma: external.counterpartyUma,
       platform_customer_id: customer?.platform_customer_id ?? null,
     };
     const { platform_customer_id: _, ...stored } = row;
@@ -194,23 +198,35 @@ export class QuotePaymentService {
 }
 
 /**
- * Who a quote pays: an external account of the platform, or a sandbox UMA address (its id the
- * address, its outcome as the guide says). A customer's UMA address or an internal account: 501.
+ * Who a quote pays: an external account of the platform, a sandbox UMA address (its id the address,
+ * its outcome as the guide says), or inside the platform (internal-recipients.ts) an internal account
+ * of the platform or the account in the receiving currency of the customer with that UMA address
+ * (its id that internal account; it succeeds). Anything else: 404, as an id that does not exist.
  */
 async function payee(
   uow: UnitOfWork,
   platformId: string,
   destination: QuoteDestination,
-): Promise<{ id: string; identifier: string | null; status: string; account_type: string | null; uma: null | 'SUCCESS' | 'UMA_LONG_PENDING' | 'UMA_COMPLIANCE_FAILED' }> {
+  receivingCurrency: string,
+): Promise<{ id: string; identifier: string | null; status: string; account_type: string | null; uma: null | 'SUCCESS' | 'UMA_LONG_PENDING' | 'UMA_COMPLIANCE_FAILED'; counterpartyUma: string | null }> {
   if (destination.destinationType === 'UMA_ADDRESS') {
     const sandbox = sandboxUmaAddress(destination.umaAddress);
-    if (!sandbox) throw new NotImplementedError("Executing a quote to a customer's UMA address is not built yet; the sandbox UMA addresses and external accounts are paid");
-    const uma = sandbox.behaviour === 'LONG_PENDING' ? 'UMA_LONG_PENDING' : sandbox.behaviour === 'COMPLIANCE_FAILURE' ? 'UMA_COMPLIANCE_FAILED' : 'SUCCESS';
-    return { id: sandbox.address, identifier: sandbox.address, status: 'ACTIVE', account_type: null, uma };
+    if (sandbox) {
+      const uma = sandbox.behaviour === 'LONG_PENDING' ? 'UMA_LONG_PENDING' : sandbox.behaviour === 'COMPLIANCE_FAILURE' ? 'UMA_COMPLIANCE_FAILED' : 'SUCCESS';
+      return { id: sandbox.address, identifier: sandbox.address, status: 'ACTIVE', account_type: null, uma, counterpartyUma: sandbox.address };
+    }
+    const customer = await umaCustomerRecipient(uow.db, platformId, destination.umaAddress, receivingCurrency);
+    if (!customer) throw new NotFoundError('UmaAddress', destination.umaAddress);
+    return { id: customer.accountId, identifier: destination.umaAddress, status: customer.status, account_type: null, uma: 'SUCCESS', counterpartyUma: destination.umaAddress };
   }
   const external = await getExternalAccount(uow, platformId, destination.accountId);
-  if (!external) throw new NotImplementedError('Executing a quote to an internal account is not built yet; quote to an external account');
-  return { ...external, uma: null };
+  if (external) return { ...external, uma: null, counterpartyUma: null };
+  const internal = await internalAccountRecipient(uow.db, platformId, destination.accountId);
+  if (!internal) throw new NotFoundError('InternalAccount', destination.accountId);
+  if (internal.currency !== receivingCurrency) {
+    throw new ValidationError([{ field: 'destination.accountId', message: `is an internal account in ${internal.currency}, not the quote's receiving currency ${receivingCurrency}` }]);
+  }
+  return { id: internal.accountId, identifier: null, status: internal.status, account_type: null, uma: 'SUCCESS', counterpartyUma: null };
 }
 
 function descriptionOf(request: string): string | null {

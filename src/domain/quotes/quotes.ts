@@ -15,6 +15,7 @@ import { currencyOf } from '../shared/currencies.js';
 import { lookupableId, NotFoundError, PaymentRefusedError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { umaReceiverCurrencies } from '../uma/receivers.js';
+import { umaCustomerRecipient } from '../payments/internal-recipients.js';
 import { renderQuote, type Quote, type QuoteDestination, type QuoteSource } from './render.js';
 
 export type { QuoteDestination, QuoteSource } from './render.js';
@@ -77,6 +78,7 @@ export class QuoteService {
       if (errors.length > 0) throw new ValidationError(errors);
       const sending = await this.sendingSide(uow.db, platformId, input.source);
       const receiving = await this.receivingSide(uow.db, platformId, input.destination);
+      await this.refuseSelfPayment(uow.db, platformId, input, receiving.currency);
 
       const { rate, exchangeRate } = await this.rates.corridorRate(uow.db, platformId, sending.currency, receiving.currency);
       const fee = await this.rates.sendingFee(uow.db, platformId, sending.currency);
@@ -137,6 +139,16 @@ export class QuoteService {
   private async destinationAccount(db: Executor, platformId: string, id: string): Promise<{ currency: string } | undefined> {
     const external = await findExternalAccount(db, platformId, id, 'anyone');
     return external ?? (await this.internalAccount(db, platformId, id));
+  }
+
+  /** A quote paid inside the platform must pay another account than its source: 400 naming the destination. */
+  private async refuseSelfPayment(db: Executor, platformId: string, input: CreateQuoteInput, receivingCurrency: string): Promise<void> {
+    if (input.source.sourceType !== 'ACCOUNT') return;
+    const { destination } = input;
+    const paid = destination.destinationType === 'ACCOUNT' ? destination.accountId : (await umaCustomerRecipient(db, platformId, destination.umaAddress, receivingCurrency))?.accountId;
+    if (paid === input.source.accountId) {
+      throw new ValidationError([{ field: destination.destinationType === 'ACCOUNT' ? 'destination.accountId' : 'destination.umaAddress', message: 'pays the source account itself: a quote pays another account' }]);
+    }
   }
 
   private async sendingSide(db: Executor, platformId: string, source: QuoteSource): Promise<Side> {

@@ -1,7 +1,9 @@
+import { findAccountOf } from '../../store/accounts-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import { findExternalAccount } from '../../store/external-accounts-repo.js';
 import { findCustomerByUma } from '../../store/quotes-repo.js';
 import type { Executor, Store } from '../../store/store.js';
+import { accountTypeOf, BASE_CURRENCY } from '../accounts/account-currencies.js';
 import { type CorridorRate, ExchangeRateService } from '../fx/exchange-rates.js';
 import { isRated, sendingLimits } from '../fx/rate-table.js';
 import { currencyOf, type Currency } from '../shared/currencies.js';
@@ -28,7 +30,7 @@ export interface LookupSender {
 
 /**
  * The currencies a UMA address receives: a sandbox guide address its one currency, a customer of
- * this platform its currencies with a sandbox rate (USD when none); any other well-formed address
+ * this platform the currencies with a sandbox rate it holds an internal account in (its own, then USD); any other well-formed address
  * has no receiver (404 UMA_NOT_FOUND), a malformed one is 400 INVALID_UMA_ADDRESS.
  */
 export async function umaReceiverCurrencies(db: Executor, platformId: string, address: string, field: string): Promise<string[]> {
@@ -37,8 +39,12 @@ export async function umaReceiverCurrencies(db: Executor, platformId: string, ad
   if (sandbox) return [sandbox.currency];
   const customer = await findCustomerByUma(db, platformId, address);
   if (!customer) throw new NotFoundError('UmaAddress', address);
-  const codes = customer.currency_list.split(',').filter((c) => c !== '' && isRated(c));
-  return codes.length > 0 ? codes : ['USD'];
+  // Only the currencies the customer holds an internal account in (a payment there credits it), its own first; USD, which every customer holds, last.
+  const codes: string[] = [];
+  for (const code of customer.currency_list.split(',')) {
+    if (code !== '' && code !== BASE_CURRENCY && isRated(code) && (await findAccountOf(db, customer.id, accountTypeOf(code), code))) codes.push(code);
+  }
+  return [...codes, BASE_CURRENCY];
 }
 
 /** GET /receiver/uma/{address} and /receiver/external-account/{id}: what a sender can pay there, at the sandbox's estimated rates. */
