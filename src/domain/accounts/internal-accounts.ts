@@ -7,7 +7,7 @@ import { BALANCE_UPDATED_EVENT, type AccountListFilter, type InternalAccount } f
 import { currencyOf } from '../shared/currencies.js';
 import { accountTypeOf, BASE_CURRENCY, openAccounts } from './account-currencies.js';
 import { fundingInstructionsOf } from './funding-instructions.js';
-import { fundPlatformAccount } from './platform-accounts.js';
+import { fundPlatformAccount, renderPlatformAccount } from './platform-accounts.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { balanceDelta, type Movement } from './ledger.js';
@@ -101,6 +101,34 @@ export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now
     });
   }
   return after;
+}
+
+/**
+ * A hold of `amount` (positive) on an account (a customer's, or with `platformOwned` one of the
+ * platform's own), its entry naming the transfer, if the available balance covers it: decided and
+ * written in one statement that takes the account's row lock (see holdIfAvailable), as late in the
+ * caller's unit of work as it can come. Answers the account after, whose
+ * INTERNAL_ACCOUNT.BALANCE_UPDATED event the caller records, or undefined (nothing written).
+ */
+export async function holdIfAvailable(
+  uow: UnitOfWork,
+  hold: { platformId: string; accountId: string; platformOwned: boolean; kind: Movement['kind']; amount: number; paymentTransactionId: string },
+  now: number,
+): Promise<InternalAccount | undefined> {
+  const entry: LedgerEntryRow = {
+    id: newId('LedgerEntry'),
+    platform_id: hold.platformId,
+    account_id: hold.accountId,
+    kind: hold.kind,
+    amount: -hold.amount,
+    card_transaction_id: null,
+    card_operation_id: null,
+    payment_transaction_id: hold.paymentTransactionId,
+    created_at: now,
+  };
+  const row = await repo.holdIfAvailable(uow, hold.platformOwned ? 'platform_internal_accounts' : 'internal_accounts', entry, now);
+  if (!row) return undefined;
+  return hold.platformOwned ? renderPlatformAccount(row) : renderAccount(row as InternalAccountRow);
 }
 
 export class InternalAccountService {
