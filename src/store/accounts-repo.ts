@@ -1,9 +1,11 @@
-// Written once per engine: lockAccounts, holdIfAvailable.
+// Written once per engine: lockAccounts, holdIfAvailable, appendEntriesToAccounts.
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import { sql } from 'kysely';
+import { rowsRelation, type ColumnType } from './bulk.js';
+import { appendPlatformEntries } from './platform-accounts-repo.js';
 import type { Executor } from './store.js';
 import type { InternalAccountRow, LedgerEntryRow, PlatformInternalAccountRow } from './tables/internal-accounts.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -133,6 +135,50 @@ export async function holdIfAvailable(
     .executeTakeFirst();
   if (account) await uow.db.insertInto('ledger_entries').values(entry).execute();
   return account;
+}
+
+const ENTRY_COLUMNS: Record<keyof LedgerEntryRow, ColumnType> = {
+  id: 'text',
+  platform_id: 'text',
+  account_id: 'text',
+  kind: 'text',
+  amount: 'bigint',
+  card_transaction_id: 'text',
+  card_operation_id: 'text',
+  payment_transaction_id: 'text',
+  created_at: 'bigint',
+};
+
+/**
+ * appendEntries for many accounts of one table (customers' internal_accounts, or the platform's
+ * own): each account's balances moved by its delta and every entry inserted. PostgreSQL: one
+ * statement whatever their number (an UPDATE ... FROM the deltas, the insert in a data-modifying
+ * WITH): a landing holds the accounts' row locks from this statement to its commit, and each
+ * statement is a round trip. SQLite: appendEntries per account (no round trips to save). Answers
+ * the accounts after, in no particular order.
+ */
+export async function appendEntriesToAccounts(
+  uow: UnitOfWork,
+  table: 'internal_accounts' | 'platform_internal_accounts',
+  accounts: readonly { id: string; entries: LedgerEntryRow[]; delta: { available: number; total: number } }[],
+  now: number,
+): Promise<(InternalAccountRow | PlatformInternalAccountRow)[]> {
+  if (accounts.length === 0) return [];
+  if (uow.engine !== 'postgres') {
+    const after: (InternalAccountRow | PlatformInternalAccountRow)[] = [];
+    for (const a of accounts) {
+      after.push(table === 'internal_accounts' ? await appendEntries(uow.db, a.id, a.entries, a.delta, now) : await appendPlatformEntries(uow.db, a.id, a.entries, a.delta, now));
+    }
+    return after;
+  }
+  const entries = accounts.flatMap((a) => a.entries);
+  const columns = sql.join(Object.keys(ENTRY_COLUMNS).map((c) => sql.ref(c)));
+  const insert = entries.length === 0 ? sql`` : sql`with e as (insert into ledger_entries (${columns}) select ${columns} from ${rowsRelation(ENTRY_COLUMNS, entries as unknown as Record<string, unknown>[])}) `;
+  const deltas = rowsRelation({ id: 'text', available: 'bigint', total: 'bigint' }, accounts.map((a) => ({ id: a.id, available: a.delta.available, total: a.delta.total })));
+  const { rows } = await sql<InternalAccountRow>`${insert}update ${sql.table(table)} as t
+    set available_balance = t.available_balance + v.available, total_balance = t.total_balance + v.total, updated_at = ${now}::bigint
+    from ${deltas} where t.id = v.id returning t.*`.execute(uow.db);
+  return rows;
 }
 
 export async function entriesOf(db: Executor, accountId: string): Promise<LedgerEntryRow[]> {

@@ -88,9 +88,14 @@ export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now
       });
     }
   }
+  // Every account in one statement on PostgreSQL (appendEntriesToAccounts): a landing holds these rows' locks until its commit.
+  const rows = await repo.appendEntriesToAccounts(uow, 'internal_accounts', [...byAccount].map(([id, a]) => ({ id, entries: a.entries, delta: balanceDelta(a.movements) })), now);
+  const byId = new Map(rows.map((r) => [r.id, r as InternalAccountRow]));
   const after = new Map<string, InternalAccount>();
-  for (const [accountId, { platformId, entries, movements }] of byAccount) {
-    const account = renderAccount(await repo.appendEntries(uow.db, accountId, entries, balanceDelta(movements), now));
+  for (const [accountId, { platformId }] of byAccount) {
+    const row = byId.get(accountId);
+    if (!row) throw new Error(`internal account ${accountId} does not exist`);
+    const account = renderAccount(row);
     after.set(accountId, account);
     // One event per account per commit, with the account as the commit leaves it: a worker's group
     // commit that lands many operations on one account sends one. Measured (webhooks bench, SQLite,

@@ -1,5 +1,6 @@
 import type { PlatformClock } from '../platform/platform-clock.js';
 import { appendPlatformEntries, findPlatformAccount, insertPlatformAccountsIfAbsent, listPlatformAccounts } from '../../store/platform-accounts-repo.js';
+import { appendEntriesToAccounts } from '../../store/accounts-repo.js';
 import type { Store } from '../../store/store.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
@@ -79,8 +80,12 @@ export async function postAllToPlatformAccounts(
       account.entries.push({ id: newId('LedgerEntry'), platform_id: p.platformId, account_id: p.accountId, kind: m.kind, amount: m.amount, card_transaction_id: null, card_operation_id: null, payment_transaction_id: p.paymentTransactionId, created_at: now });
     }
   }
-  for (const [accountId, { platformId, entries, movements }] of byAccount) {
-    const account = renderPlatformAccount(await appendPlatformEntries(uow.db, accountId, entries, balanceDelta(movements), now));
+  const rows = await appendEntriesToAccounts(uow, 'platform_internal_accounts', [...byAccount].map(([id, a]) => ({ id, entries: a.entries, delta: balanceDelta(a.movements) })), now);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const [accountId, { platformId }] of byAccount) {
+    const row = byId.get(accountId);
+    if (!row) throw new Error(`platform internal account ${accountId} does not exist`);
+    const account = renderPlatformAccount(row);
     uow.beforeCommit(`balance-updated:${accountId}`, async (u) => {
       await recordWebhookEvent(u, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
     });

@@ -80,16 +80,21 @@ export class TransferWrites {
   }
 
   /**
-   * The account rows are locked last, in id order (customers' accounts, then the platform's):
-   * every statement before COMMIT after that lock is time every other transfer or landing on the
-   * account waits (on PostgreSQL, a round trip each).
+   * The account rows are locked last: every statement before COMMIT after that lock is time every
+   * other transfer or landing on the account waits (on PostgreSQL, a round trip each). One account
+   * is locked by its posting itself; several are locked first, in id order (customers' accounts,
+   * then the platform's), so that two batches cannot deadlock on them.
    */
   async write(uow: UnitOfWork, now: number): Promise<void> {
     await repo.updatePaymentTransactions(uow, [...this.changes.values()]);
     await setQuoteStatusesByTransaction(uow.db, [...this.quotes].map(([transactionId, status]) => ({ transactionId, status })), now);
     await recordWebhookEvents(uow, this.events, now, this.jobs);
-    await lockAccounts(uow, [...new Set(this.postings.map((p) => p.accountId))]);
-    await lockPlatformAccounts(uow, [...new Set(this.platformPostings.map((p) => p.accountId))]);
+    const customers = [...new Set(this.postings.map((p) => p.accountId))];
+    const platforms = [...new Set(this.platformPostings.map((p) => p.accountId))];
+    if (customers.length + platforms.length > 1) {
+      await lockAccounts(uow, customers);
+      await lockPlatformAccounts(uow, platforms);
+    }
     if (this.postings.length > 0) await postAll(uow, this.postings, now);
     await postAllToPlatformAccounts(uow, this.platformPostings, now);
   }
@@ -196,7 +201,9 @@ export async function landTransfer(uow: UnitOfWork, job: TransferSettlementJob, 
  * row lock from its posting to its commit, so every transfer-out and landing on one funded account
  * waited its turn. Counted (PostgreSQL's statements, BEGIN and COMMIT included): a landing was 11,
  * 8 of them after the account's lock, and 9 landed one by one in one commit 58 (55 after it); now
- * one is 10, 5 after the lock (the ledger is written last), and 9 together are 10 as well.
+ * one is 8, 3 after the lock (the ledger is written last, its balances and entries in one
+ * statement that takes the lock: then the balance event, the list positions, COMMIT), and 9
+ * together are 8 as well.
  */
 export async function landTransfers(uow: UnitOfWork, jobs: readonly TransferSettlementJob[], now: number): Promise<void> {
   const rows = new Map((await repo.lockPaymentTransactions(uow, [...new Set(jobs.map((j) => j.transactionId))])).map((r) => [r.id, r]));
