@@ -1,7 +1,9 @@
+import type { KyselyPlugin } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { landTransfer, landTransfers, TRANSFER_SETTLEMENT_JOB, type TransferSettlementJob } from '../../../src/domain/payments/payment-lifecycle.js';
 import { entriesOf, findAccount } from '../../../src/store/accounts-repo.js';
 import { findPlatformAccount } from '../../../src/store/platform-accounts-repo.js';
+import type { UnitOfWork } from '../../../src/store/unit-of-work.js';
 import { eurAccount, ibanEndingIn, usdAccount } from '../../helpers/external-accounts.js';
 import { insertTestCustomer } from '../../helpers/fixtures.js';
 import { expectLedgerMatches, usdAccountOf } from '../../helpers/money.js';
@@ -153,5 +155,38 @@ describeEachEngine('transfer settlement jobs landed in one batch', (t) => {
     const own = (await findPlatformAccount(t.services.store.db, t.caller.platformId, feeAccountId))!;
     const fee = { available: Number(own.available_balance), total: Number(own.total_balance) };
     await expectLedgerMatches(t.services.store.db, feeAccountId, fee, "the platform's fee account");
+  });
+
+  /** The statements `landTransfers` itself sends (the commit's hooks and COMMIT aside), counted through the unit of work it is given. */
+  async function statementsOf(jobs: TransferSettlementJob[], now: number): Promise<string[]> {
+    const sent: string[] = [];
+    const nodes = new WeakMap<object, string>();
+    // A query's node is transformed as it is built (a nested one too); its result, once per statement executed.
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => (nodes.set(args.queryId, args.node.kind), args.node),
+      transformResult: async (args) => (sent.push(nodes.get(args.queryId) ?? '?'), args.result),
+    };
+    await t.services.store.transaction(async (uow) => {
+      await landTransfers(Object.assign(Object.create(uow) as UnitOfWork, { db: uow.db.withPlugin(counting) }), jobs, now);
+    });
+    return sent;
+  }
+
+  it('lands a batch in as many statements whatever its size on PostgreSQL, where each is a round trip', async () => {
+    const customerId = await insertTestCustomer(t, t.caller, 'INDIVIDUAL', 'APPROVED');
+    const accountId = await usdAccountOf(t.caller, customerId);
+    expect((await t.caller.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: FUNDS })).statusCode).toBe(200);
+    const external = created(await t.caller.req('POST', '/customers/external-accounts', { customerId, ...usdAccount('123456789000') })).id;
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push(created(await t.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: external }, amount: 100 })).id);
+    const jobs = await jobsOf(ids);
+    const one = await statementsOf(jobs.slice(0, 1), Date.now());
+    const seven = await statementsOf(jobs.slice(1), Date.now());
+    expect((await transactions(ids)).map((x) => x.status)).toEqual(Array(8).fill('COMPLETED'));
+    // The transactions locked, updated, their events inserted with their deliveries, the account's balances moved with its entries;
+    // SQLite (no round trips to save): the deliveries and the entries in statements of their own, and the transactions updated row by row.
+    expect(one).toHaveLength(t.engine === 'postgres' ? 4 : 6);
+    expect(seven).toHaveLength(t.engine === 'postgres' ? one.length : one.length + 6);
+    await expectLedgerMatches(t.services.store.db, accountId, { available: FUNDS - 800, total: FUNDS - 800 }, 'after the landings');
   });
 });
