@@ -1,11 +1,13 @@
-// Written once per engine: lockAccounts.
+// Written once per engine: lockAccounts, holdIfAvailable, appendEntriesToAccounts.
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import { sql } from 'kysely';
+import { rowsRelation, type ColumnType } from './bulk.js';
+import { appendPlatformEntries } from './platform-accounts-repo.js';
 import type { Executor } from './store.js';
-import type { InternalAccountRow, LedgerEntryRow } from './tables/internal-accounts.js';
+import type { InternalAccountRow, LedgerEntryRow, PlatformInternalAccountRow } from './tables/internal-accounts.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 export interface AccountFilter {
@@ -97,6 +99,86 @@ export async function appendEntries(
     .executeTakeFirstOrThrow();
   if (entries.length > 0) await db.insertInto('ledger_entries').values(entries).execute();
   return account;
+}
+
+/**
+ * Holds on the account of `entry` (a customer's in internal_accounts, or one of the platform's own
+ * in platform_internal_accounts) the entry's amount, negative, if its available balance covers it:
+ * one conditional UPDATE ... RETURNING, which takes the row's lock as it decides, with the entry
+ * inserted in the same statement on PostgreSQL (a data-modifying WITH), in a second one on SQLite.
+ * Answers the account after, or undefined when its balance does not cover it (nothing written).
+ * Instead of lock, read, update, insert: each a round trip on PostgreSQL, all under the row lock.
+ */
+export async function holdIfAvailable(
+  uow: UnitOfWork,
+  table: 'internal_accounts' | 'platform_internal_accounts',
+  entry: LedgerEntryRow,
+  now: number,
+): Promise<InternalAccountRow | PlatformInternalAccountRow | undefined> {
+  const amount = -entry.amount;
+  if (amount < 0) throw new Error(`a hold's entry is negative, not ${entry.amount}`);
+  if (uow.engine === 'postgres') {
+    const { rows } = await sql<InternalAccountRow>`with h as (
+        update ${sql.table(table)} set available_balance = available_balance - ${amount}::bigint, updated_at = ${now}::bigint
+        where id = ${entry.account_id} and available_balance >= ${amount}::bigint returning *),
+      e as (insert into ledger_entries (id, platform_id, account_id, kind, amount, card_transaction_id, card_operation_id, payment_transaction_id, created_at)
+        select ${entry.id}::text, ${entry.platform_id}::text, h.id, ${entry.kind}::text, ${entry.amount}::bigint, ${entry.card_transaction_id}::text, ${entry.card_operation_id}::text, ${entry.payment_transaction_id ?? null}::text, ${entry.created_at}::bigint from h)
+      select * from h`.execute(uow.db);
+    return rows[0];
+  }
+  const account = await uow.db
+    .updateTable(table as 'internal_accounts')
+    .set((eb) => ({ available_balance: eb('available_balance', '-', amount), updated_at: now }))
+    .where('id', '=', entry.account_id)
+    .where('available_balance', '>=', amount)
+    .returningAll()
+    .executeTakeFirst();
+  if (account) await uow.db.insertInto('ledger_entries').values(entry).execute();
+  return account;
+}
+
+const ENTRY_COLUMNS: Record<keyof LedgerEntryRow, ColumnType> = {
+  id: 'text',
+  platform_id: 'text',
+  account_id: 'text',
+  kind: 'text',
+  amount: 'bigint',
+  card_transaction_id: 'text',
+  card_operation_id: 'text',
+  payment_transaction_id: 'text',
+  created_at: 'bigint',
+};
+
+/**
+ * appendEntries for many accounts of one table (customers' internal_accounts, or the platform's
+ * own): each account's balances moved by its delta and every entry inserted. PostgreSQL: one
+ * statement whatever their number (an UPDATE ... FROM the deltas, the insert in a data-modifying
+ * WITH): a landing holds the accounts' row locks from this statement to its commit, and each
+ * statement is a round trip. SQLite: appendEntries per account (no round trips to save). Answers
+ * the accounts after, in no particular order.
+ */
+export async function appendEntriesToAccounts(
+  uow: UnitOfWork,
+  table: 'internal_accounts' | 'platform_internal_accounts',
+  accounts: readonly { id: string; entries: LedgerEntryRow[]; delta: { available: number; total: number } }[],
+  now: number,
+): Promise<(InternalAccountRow | PlatformInternalAccountRow)[]> {
+  if (accounts.length === 0) return [];
+  if (uow.engine !== 'postgres') {
+    const after: (InternalAccountRow | PlatformInternalAccountRow)[] = [];
+    for (const a of accounts) {
+      after.push(table === 'internal_accounts' ? await appendEntries(uow.db, a.id, a.entries, a.delta, now) : await appendPlatformEntries(uow.db, a.id, a.entries, a.delta, now));
+    }
+    return after;
+  }
+  const entries = accounts.flatMap((a) => a.entries);
+  const columns = sql.join(Object.keys(ENTRY_COLUMNS).map((c) => sql.ref(c)));
+  const insert = entries.length === 0 ? sql`` : sql`with e as (insert into ledger_entries (${columns}) select ${columns} from ${rowsRelation(ENTRY_COLUMNS, entries as unknown as Record<string, unknown>[])}) `;
+  const deltas = rowsRelation({ id: 'text', available: 'bigint', total: 'bigint' }, accounts.map((a) => ({ id: a.id, available: a.delta.available, total: a.delta.total })));
+  const { rows } = await sql<InternalAccountRow>`${insert}update ${sql.table(table)} as t
+    set available_balance = t.available_balance + v.available, total_balance = t.total_balance + v.total, updated_at = ${now}::bigint
+    from ${deltas} where t.id = v.id returning t.*`.execute(uow.db);
+  return rows;
 }
 
 export async function entriesOf(db: Executor, accountId: string): Promise<LedgerEntryRow[]> {

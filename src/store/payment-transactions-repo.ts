@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
+import { updateRows } from './bulk.js';
 import { afterPosition, keysetOrder } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
-import type { Executor } from './store.js';
+import type { Executor, Queryable } from './store.js';
 import type { PaymentTransactionRow } from './tables/payment-transactions.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -27,6 +28,21 @@ export async function findPaymentTransaction(db: Executor, platformId: string, i
 export async function lockPaymentTransaction(uow: UnitOfWork, platformId: string, id: string): Promise<PaymentTransactionView | undefined> {
   const q = visible(uow.db, platformId).selectAll('t').select('c.platform_customer_id').where('t.id', '=', id);
   return (uow.engine === 'postgres' ? q.modifyEnd(sql`for no key update of t`) : q).executeTakeFirst();
+}
+
+/** lockPaymentTransaction for many, in one statement, whatever their platform (the caller checks); locked in id order, so two callers cannot deadlock on them. */
+export async function lockPaymentTransactions(uow: UnitOfWork, ids: readonly string[]): Promise<PaymentTransactionView[]> {
+  if (ids.length === 0) return [];
+  const q = uow.db.selectFrom('payment_transactions as t').leftJoin('customers as c', 'c.id', 't.customer_id').selectAll('t').select('c.platform_customer_id').where('t.id', 'in', ids).orderBy('t.id');
+  return (uow.engine === 'postgres' ? q.modifyEnd(sql`for no key update of t`) : q).execute();
+}
+
+/** The columns a transaction's landing changes. */
+export type PaymentTransactionChange = Pick<PaymentTransactionRow, 'id' | 'status' | 'failure_reason' | 'refund' | 'settled_at' | 'updated_at'>;
+
+/** Writes each transaction's landing (see updateRows: one statement on PostgreSQL); one id at most once. */
+export async function updatePaymentTransactions(on: Queryable, rows: readonly PaymentTransactionChange[]): Promise<void> {
+  await updateRows<PaymentTransactionChange>(on, 'payment_transactions', { status: 'text', failure_reason: 'text', refund: 'text', settled_at: 'bigint', updated_at: 'bigint' }, rows);
 }
 
 export async function updatePaymentTransaction(

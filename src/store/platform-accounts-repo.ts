@@ -32,6 +32,14 @@ export async function lockPlatformAccount(uow: UnitOfWork, platformId: string, i
   return q.executeTakeFirst();
 }
 
+/** lockPlatformAccount for many, in one statement and id order, whatever their platform (the caller checks). */
+export async function lockPlatformAccounts(uow: UnitOfWork, ids: readonly string[]): Promise<PlatformInternalAccountRow[]> {
+  if (ids.length === 0) return [];
+  let q = uow.db.selectFrom('platform_internal_accounts').selectAll().where('id', 'in', ids).orderBy('id');
+  if (uow.engine === 'postgres') q = q.modifyEnd(sql`for no key update`);
+  return q.execute();
+}
+
 /** Appends entries to a platform account and moves its balances by their sums, in the caller's transaction (the update locks the row). */
 export async function appendPlatformEntries(
   db: Executor,

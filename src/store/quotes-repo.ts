@@ -41,6 +41,13 @@ export async function setQuoteStatusByTransaction(db: Executor, transactionId: s
   await db.updateTable('quotes').set({ status, updated_at: now }).where('transaction_id', '=', transactionId).execute();
 }
 
+/** setQuoteStatusByTransaction for many transactions: a statement per status. */
+export async function setQuoteStatusesByTransaction(db: Executor, changes: readonly { transactionId: string; status: string }[], now: number): Promise<void> {
+  const byStatus = new Map<string, string[]>();
+  for (const c of changes) byStatus.set(c.status, [...(byStatus.get(c.status) ?? []), c.transactionId]);
+  for (const [status, ids] of byStatus) await db.updateTable('quotes').set({ status, updated_at: now }).where('transaction_id', 'in', ids).execute();
+}
+
 /** A quote of this platform; another platform's is not found. */
 export async function findQuote(db: Executor, platformId: string, id: string): Promise<QuoteRow | undefined> {
   return db.selectFrom('quotes').selectAll().where('id', '=', id).where('platform_id', '=', platformId).executeTakeFirst();

@@ -1,9 +1,10 @@
 import type { PlatformClock } from '../platform/platform-clock.js';
 import { appendPlatformEntries, findPlatformAccount, insertPlatformAccountsIfAbsent, listPlatformAccounts } from '../../store/platform-accounts-repo.js';
+import { appendEntriesToAccounts } from '../../store/accounts-repo.js';
 import type { Store } from '../../store/store.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
-import type { PlatformInternalAccountRow } from '../../store/tables/internal-accounts.js';
+import type { LedgerEntryRow, PlatformInternalAccountRow } from '../../store/tables/internal-accounts.js';
 import { currencyOf } from '../shared/currencies.js';
 import { newId } from '../shared/ids.js';
 import { accountCurrencies, accountTypeOf, supportedCurrencyCodes } from './account-currencies.js';
@@ -57,6 +58,38 @@ export async function postToPlatformAccount(uow: UnitOfWork, platformId: string,
   const account = renderPlatformAccount(await appendPlatformEntries(uow.db, accountId, entries, balanceDelta(movements), now));
   await recordWebhookEvent(uow, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
   return account;
+}
+
+/**
+ * postToPlatformAccount for many postings (each naming its transfer): each account's written
+ * together (one balance update, one insert of its entries), in the order of its first posting,
+ * with one INTERNAL_ACCOUNT.BALANCE_UPDATED event per account per commit, as postAll does for
+ * customers' accounts.
+ */
+export async function postAllToPlatformAccounts(
+  uow: UnitOfWork,
+  postings: readonly { platformId: string; accountId: string; movements: Movement[]; paymentTransactionId: string }[],
+  now: number,
+): Promise<void> {
+  const byAccount = new Map<string, { platformId: string; entries: LedgerEntryRow[]; movements: Movement[] }>();
+  for (const p of postings) {
+    let account = byAccount.get(p.accountId);
+    if (!account) byAccount.set(p.accountId, (account = { platformId: p.platformId, entries: [], movements: [] }));
+    for (const m of p.movements) {
+      account.movements.push(m);
+      account.entries.push({ id: newId('LedgerEntry'), platform_id: p.platformId, account_id: p.accountId, kind: m.kind, amount: m.amount, card_transaction_id: null, card_operation_id: null, payment_transaction_id: p.paymentTransactionId, created_at: now });
+    }
+  }
+  const rows = await appendEntriesToAccounts(uow, 'platform_internal_accounts', [...byAccount].map(([id, a]) => ({ id, entries: a.entries, delta: balanceDelta(a.movements) })), now);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const [accountId, { platformId }] of byAccount) {
+    const row = byId.get(accountId);
+    if (!row) throw new Error(`platform internal account ${accountId} does not exist`);
+    const account = renderPlatformAccount(row);
+    uow.beforeCommit(`balance-updated:${accountId}`, async (u) => {
+      await recordWebhookEvent(u, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
+    });
+  }
 }
 
 /**

@@ -4,19 +4,17 @@
  * names the receiving internal account (external_account_id); when it completes, that account is
  * credited the receiving amount by an IncomingTransaction of the recipient, in the same commit.
  */
-import { findAccount, findAccountOf, lockAccounts } from '../../store/accounts-repo.js';
+import { findAccount, findAccountOf } from '../../store/accounts-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
-import { findPlatformAccount, lockPlatformAccount } from '../../store/platform-accounts-repo.js';
+import { findPlatformAccount } from '../../store/platform-accounts-repo.js';
 import * as repo from '../../store/payment-transactions-repo.js';
 import { findCustomerByUma } from '../../store/quotes-repo.js';
 import type { Executor } from '../../store/store.js';
 import type { PaymentTransactionRow } from '../../store/tables/payment-transactions.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { accountTypeOf } from '../accounts/account-currencies.js';
-import { postAll } from '../accounts/internal-accounts.js';
-import { postToPlatformAccount } from '../accounts/platform-accounts.js';
 import { newId } from '../shared/ids.js';
-import { recordWebhookEvent } from '../webhooks/webhook-events.js';
+import type { TransferWrites } from './payment-lifecycle.js';
 import { renderPaymentTransaction } from './render.js';
 
 /** The internal account a quote pays into. */
@@ -55,14 +53,15 @@ export const internalRecipientOf = (row: Pick<repo.PaymentTransactionView, 'type
  * In the completing commit of a quote payment paid inside the platform: the recipient's
  * IncomingTransaction, COMPLETED, crediting the receiving account the quote's receiving amount, with
  * INCOMING_PAYMENT.COMPLETED (and the account's INTERNAL_ACCOUNT.BALANCE_UPDATED). Anything else: nothing.
+ * The credit and the event go in the landing's `writes` (TransferWrites), which locks the receiving
+ * account with the batch's others, in id order, as it writes them.
  */
-export async function creditInternalRecipient(uow: UnitOfWork, row: repo.PaymentTransactionView, now: number): Promise<void> {
+export async function creditInternalRecipient(uow: UnitOfWork, row: repo.PaymentTransactionView, now: number, writes: TransferWrites): Promise<void> {
   const accountId = internalRecipientOf(row);
   if (accountId === undefined) return;
-  const [account] = (await lockAccounts(uow, [accountId])).filter((a) => a.platform_id === row.platform_id);
-  const own = account ? undefined : await lockPlatformAccount(uow, row.platform_id, accountId);
-  if (!account && !own) throw new Error(`the receiving internal account ${accountId} of ${row.id} is gone`);
-  const customerId = account?.customer_id ?? null;
+  const recipient = await internalAccountRecipient(uow.db, row.platform_id, accountId);
+  if (!recipient) throw new Error(`the receiving internal account ${accountId} of ${row.id} is gone`);
+  const customerId = recipient.customerId;
   const customer = customerId === null ? undefined : await findCustomer(uow.db, row.platform_id, customerId);
   const amount = Number(row.received_amount);
   const id = newId('Transaction');
@@ -96,8 +95,6 @@ export async function creditInternalRecipient(uow: UnitOfWork, row: repo.Payment
   };
   const { platform_customer_id: _, ...stored } = incoming;
   await repo.insertPaymentTransaction(uow, stored satisfies PaymentTransactionRow);
-  const movements = [{ kind: 'TRANSFER_IN_CREDIT' as const, amount }];
-  if (account) await postAll(uow, [{ platformId: row.platform_id, accountId, movements, paymentTransactionId: id }], now);
-  else await postToPlatformAccount(uow, row.platform_id, accountId, movements, id, now);
-  await recordWebhookEvent(uow, { platformId: row.platform_id, type: 'INCOMING_PAYMENT.COMPLETED', fields: { data: renderPaymentTransaction(incoming) } }, now);
+  writes.post(incoming, [{ kind: 'TRANSFER_IN_CREDIT', amount }]);
+  writes.events.push({ platformId: row.platform_id, type: 'INCOMING_PAYMENT.COMPLETED', fields: { data: renderPaymentTransaction(incoming) } });
 }

@@ -5,18 +5,18 @@
  * after a cancel, changes nothing.
  */
 import { lockAccounts } from '../../store/accounts-repo.js';
-import { lockPlatformAccount } from '../../store/platform-accounts-repo.js';
+import { lockPlatformAccounts } from '../../store/platform-accounts-repo.js';
 import * as repo from '../../store/payment-transactions-repo.js';
-import type { PaymentTransactionView } from '../../store/payment-transactions-repo.js';
+import type { PaymentTransactionChange, PaymentTransactionView } from '../../store/payment-transactions-repo.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { postAll, type Posting } from '../accounts/internal-accounts.js';
 import type { Movement } from '../accounts/ledger.js';
-import { postToPlatformAccount } from '../accounts/platform-accounts.js';
-import { recordWebhookEvents } from '../webhooks/webhook-events.js';
+import { postAllToPlatformAccounts } from '../accounts/platform-accounts.js';
+import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/webhook-events.js';
 import { creditInternalRecipient } from './internal-recipients.js';
 import { renderPaymentTransaction, type Refund } from './render.js';
-import { enqueueJob } from '../../store/jobs-repo.js';
-import { setQuoteStatusByTransaction } from '../../store/quotes-repo.js';
+import type { NewJob } from '../../store/jobs-repo.js';
+import { setQuoteStatusesByTransaction } from '../../store/quotes-repo.js';
 import { newId } from '../shared/ids.js';
 import { failureReasonOf, type QuoteOutcome, type TransferOutcome, type UmaIncomingOutcome } from './transfer-outcomes.js';
 
@@ -49,14 +49,68 @@ export function endingOf(outcome: TransferOutcome | QuoteOutcome | UmaIncomingOu
 const feeOf = (row: PaymentTransactionView): number => (row.fee_account_id ? Number(row.platform_fees ?? 0) : 0);
 
 /**
+ * What ending transfers writes, gathered as each is decided and written at the end in a few
+ * statements whatever their number (see landTransfers): the transactions' rows, their quotes, their
+ * webhook events with the follow-up jobs, then the ledger of their accounts, locked once.
+ */
+export class TransferWrites {
+  private readonly postings: Posting[] = [];
+  private readonly platformPostings: (Posting & { paymentTransactionId: string })[] = [];
+  /** By transaction: its latest change (a batch may move one twice). */
+  private readonly changes = new Map<string, PaymentTransactionChange>();
+  private readonly quotes = new Map<string, string>();
+  readonly events: WebhookEventInput[] = [];
+  readonly jobs: NewJob[] = [];
+
+  /** Movements of a transfer's internal account (a customer's, or one of the platform's own) or of a platform account (`accountId`, its fee account). */
+  post(row: Pick<PaymentTransactionView, 'id' | 'platform_id' | 'customer_id' | 'internal_account_id'>, movements: Movement[], accountId = row.internal_account_id, platformOwned = row.customer_id === null): void {
+    const posting = { platformId: row.platform_id, accountId, movements, paymentTransactionId: row.id };
+    if (platformOwned) this.platformPostings.push(posting);
+    else this.postings.push(posting);
+  }
+
+  update(change: PaymentTransactionChange): void {
+    this.changes.delete(change.id);
+    this.changes.set(change.id, change);
+  }
+
+  quoteStatus(transactionId: string, status: string): void {
+    this.quotes.delete(transactionId);
+    this.quotes.set(transactionId, status);
+  }
+
+  /**
+   * The account rows are locked last: every statement before COMMIT after that lock is time every
+   * other transfer or landing on the account waits (on PostgreSQL, a round trip each). One account
+   * is locked by its posting itself; several are locked first, in id order (customers' accounts,
+   * then the platform's), so that two batches cannot deadlock on them.
+   */
+  async write(uow: UnitOfWork, now: number): Promise<void> {
+    await repo.updatePaymentTransactions(uow, [...this.changes.values()]);
+    await setQuoteStatusesByTransaction(uow.db, [...this.quotes].map(([transactionId, status]) => ({ transactionId, status })), now);
+    await recordWebhookEvents(uow, this.events, now, this.jobs);
+    const customers = [...new Set(this.postings.map((p) => p.accountId))];
+    const platforms = [...new Set(this.platformPostings.map((p) => p.accountId))];
+    if (customers.length + platforms.length > 1) {
+      await lockAccounts(uow, customers);
+      await lockPlatformAccounts(uow, platforms);
+    }
+    if (this.postings.length > 0) await postAll(uow, this.postings, now);
+    await postAllToPlatformAccounts(uow, this.platformPostings, now);
+  }
+}
+
+/**
  * Ends a PENDING transfer in the caller's unit of work (the transaction row locked first, then its
  * account): a transfer-out's hold is released, and on completion debited; a transfer-in credits on
  * completion. A failed transfer-out's held funds return at once as a COMPLETED refund. Webhooks: the
  * new status, then for a refund OUTGOING_PAYMENT.REFUND_COMPLETED; INTERNAL_ACCOUNT.BALANCE_UPDATED
  * when money moved. Answers the row after, or undefined when it was not PENDING (nothing written).
+ * `writes`: a batch's (landTransfers), written by its caller; without it, written here.
  */
-export async function endTransfer(uow: UnitOfWork, row: PaymentTransactionView, ending: Ending, now: number): Promise<PaymentTransactionView | undefined> {
+export async function endTransfer(uow: UnitOfWork, row: PaymentTransactionView, ending: Ending, now: number, writes?: TransferWrites): Promise<PaymentTransactionView | undefined> {
   if (row.status !== 'PENDING') return undefined;
+  const batch = writes ?? new TransferWrites();
   const amount = Number(row.amount);
   const movements: Movement[] = [];
   const held = heldBy(row);
@@ -80,35 +134,29 @@ export async function endTransfer(uow: UnitOfWork, row: PaymentTransactionView, 
     settled_at: ending.status === 'COMPLETED' ? now : null,
     updated_at: now,
   };
-  if (movements.length > 0) await postTransfer(uow, row, movements, now);
+  if (movements.length > 0) batch.post(row, movements);
   const fee = feeOf(row);
-  if (ending.status === 'COMPLETED' && fee > 0) await postPlatformFee(uow, row, { kind: 'PLATFORM_FEE_CREDIT', amount: fee }, now);
-  await repo.updatePaymentTransaction(uow.db, row.id, { status: after.status, failure_reason: after.failure_reason, refund: after.refund, settled_at: after.settled_at, updated_at: now });
-  if (row.quote_id) await setQuoteStatusByTransaction(uow.db, row.id, ending.status, now);
-  const events = [{ platformId: row.platform_id, type: paymentEvent(row.type, ending.status), fields: { data: renderPaymentTransaction(after, refund && { ...refund, status: 'PENDING', settledAt: undefined }) } }];
-  if (refund !== undefined) events.push({ platformId: row.platform_id, type: paymentEvent(row.type, lost ? 'REFUND_FAILED' : 'REFUND_COMPLETED'), fields: { data: renderPaymentTransaction(after) } });
-  await recordWebhookEvents(uow, events, now);
+  if (ending.status === 'COMPLETED' && fee > 0) postPlatformFee(batch, row, { kind: 'PLATFORM_FEE_CREDIT', amount: fee });
+  batch.update({ id: row.id, status: after.status, failure_reason: after.failure_reason, refund: after.refund, settled_at: after.settled_at, updated_at: now });
+  if (row.quote_id) batch.quoteStatus(row.id, ending.status);
+  batch.events.push({ platformId: row.platform_id, type: paymentEvent(row.type, ending.status), fields: { data: renderPaymentTransaction(after, refund && { ...refund, status: 'PENDING', settledAt: undefined }) } });
+  if (refund !== undefined) batch.events.push({ platformId: row.platform_id, type: paymentEvent(row.type, lost ? 'REFUND_FAILED' : 'REFUND_COMPLETED'), fields: { data: renderPaymentTransaction(after) } });
   // A quote paid inside the platform: its recipient credited in this same commit, after the sender's events.
-  if (ending.status === 'COMPLETED') await creditInternalRecipient(uow, row, now);
+  if (ending.status === 'COMPLETED') await creditInternalRecipient(uow, row, now, batch);
+  if (!writes) await batch.write(uow, now);
   return after;
 }
 
 /** Writes a transfer's movements to its internal account (a customer's, or one of the platform's own), locked first. */
 export async function postTransfer(uow: UnitOfWork, row: Pick<PaymentTransactionView, 'id' | 'platform_id' | 'customer_id' | 'internal_account_id'>, movements: Movement[], now: number): Promise<void> {
-  if (row.customer_id === null) {
-    await lockPlatformAccount(uow, row.platform_id, row.internal_account_id);
-    await postToPlatformAccount(uow, row.platform_id, row.internal_account_id, movements, row.id, now);
-    return;
-  }
-  await lockAccounts(uow, [row.internal_account_id]);
-  const posting: Posting = { platformId: row.platform_id, accountId: row.internal_account_id, movements, paymentTransactionId: row.id };
-  await postAll(uow, [posting], now);
+  const writes = new TransferWrites();
+  writes.post(row, movements);
+  await writes.write(uow, now);
 }
 
 /** Books (or reverses) a quote payment's platform fee on the platform's own account in the sending currency. */
-async function postPlatformFee(uow: UnitOfWork, row: PaymentTransactionView, movement: Movement, now: number): Promise<void> {
-  await lockPlatformAccount(uow, row.platform_id, row.fee_account_id!);
-  await postToPlatformAccount(uow, row.platform_id, row.fee_account_id!, [movement], row.id, now);
+function postPlatformFee(writes: TransferWrites, row: PaymentTransactionView, movement: Movement): void {
+  writes.post(row, [movement], row.fee_account_id!, true);
 }
 
 /**
@@ -116,24 +164,22 @@ async function postPlatformFee(uow: UnitOfWork, row: PaymentTransactionView, mov
  * (PAYOUT_RETURNED), the whole sending amount credited back and the platform's fee reversed, with
  * OUTGOING_PAYMENT.FAILED then OUTGOING_PAYMENT.REFUND_COMPLETED. Anything else: nothing written.
  */
-export async function returnPayment(uow: UnitOfWork, row: PaymentTransactionView, now: number): Promise<PaymentTransactionView | undefined> {
+export async function returnPayment(uow: UnitOfWork, row: PaymentTransactionView, now: number, writes?: TransferWrites): Promise<PaymentTransactionView | undefined> {
   if (row.status !== 'COMPLETED' || row.outcome !== 'RETURNED') return undefined;
+  const batch = writes ?? new TransferWrites();
   const amount = Number(row.amount);
   const refund: Refund = { reference: `${row.reference}-REFUND`, initiatedAt: new Date(now).toISOString(), settledAt: new Date(now).toISOString(), status: 'COMPLETED', reason: 'TRANSACTION_FAILED' };
   const after: PaymentTransactionView = { ...row, status: 'FAILED', failure_reason: failureReasonOf('OUTGOING', 'RETURNED'), refund: JSON.stringify(refund), updated_at: now };
-  await postTransfer(uow, row, [{ kind: 'PAYMENT_RETURN_CREDIT', amount }], now);
+  batch.post(row, [{ kind: 'PAYMENT_RETURN_CREDIT', amount }]);
   const fee = feeOf(row);
-  if (fee > 0) await postPlatformFee(uow, row, { kind: 'PLATFORM_FEE_REVERSAL', amount: -fee }, now);
-  await repo.updatePaymentTransaction(uow.db, row.id, { status: 'FAILED', failure_reason: after.failure_reason, refund: after.refund, updated_at: now });
-  if (row.quote_id) await setQuoteStatusByTransaction(uow.db, row.id, 'FAILED', now);
-  await recordWebhookEvents(
-    uow,
-    [
-      { platformId: row.platform_id, type: paymentEvent(row.type, 'FAILED'), fields: { data: renderPaymentTransaction(after, { ...refund, status: 'PENDING', settledAt: undefined }) } },
-      { platformId: row.platform_id, type: paymentEvent(row.type, 'REFUND_COMPLETED'), fields: { data: renderPaymentTransaction(after) } },
-    ],
-    now,
+  if (fee > 0) postPlatformFee(batch, row, { kind: 'PLATFORM_FEE_REVERSAL', amount: -fee });
+  batch.update({ id: row.id, status: 'FAILED', failure_reason: after.failure_reason, refund: after.refund, settled_at: row.settled_at, updated_at: now });
+  if (row.quote_id) batch.quoteStatus(row.id, 'FAILED');
+  batch.events.push(
+    { platformId: row.platform_id, type: paymentEvent(row.type, 'FAILED'), fields: { data: renderPaymentTransaction(after, { ...refund, status: 'PENDING', settledAt: undefined }) } },
+    { platformId: row.platform_id, type: paymentEvent(row.type, 'REFUND_COMPLETED'), fields: { data: renderPaymentTransaction(after) } },
   );
+  if (!writes) await batch.write(uow, now);
   return after;
 }
 
@@ -142,16 +188,43 @@ export async function returnPayment(uow: UnitOfWork, row: PaymentTransactionView
  * longer PENDING; a completed payment to be returned (005) is returned by the same job's next run.
  */
 export async function landTransfer(uow: UnitOfWork, job: TransferSettlementJob, now: number): Promise<void> {
-  const row = await repo.lockPaymentTransaction(uow, job.platformId, job.transactionId);
-  if (!row) return;
-  if (row.status === 'COMPLETED') {
-    await returnPayment(uow, row, now);
-    return;
+  await landTransfers(uow, [job], now);
+}
+
+/**
+ * {@link landTransfer} for a batch of settlement jobs of one platform (its clock's `now`), in job
+ * order, with the same effects as landing them one after another, in a dozen statements whatever
+ * their number: their transactions locked in one, decided in memory (a job whose transaction is no
+ * longer PENDING, or not to be returned, changes nothing), then written by {@link TransferWrites}.
+ *
+ * Why: on PostgreSQL every statement is a round trip, and each landing held its internal account's
+ * row lock from its posting to its commit, so every transfer-out and landing on one funded account
+ * waited its turn. Counted (PostgreSQL's statements, BEGIN and COMMIT included): a landing was 11,
+ * 8 of them after the account's lock, and 9 landed one by one in one commit 58 (55 after it); now
+ * one is 8, 3 after the lock (the ledger is written last, its balances and entries in one
+ * statement that takes the lock: then the balance event, the list positions, COMMIT), and 9
+ * together are 8 as well.
+ */
+export async function landTransfers(uow: UnitOfWork, jobs: readonly TransferSettlementJob[], now: number): Promise<void> {
+  const rows = new Map((await repo.lockPaymentTransactions(uow, [...new Set(jobs.map((j) => j.transactionId))])).map((r) => [r.id, r]));
+  const writes = new TransferWrites();
+  for (const job of jobs) {
+    const row = rows.get(job.transactionId);
+    if (!row || row.platform_id !== job.platformId) continue;
+    const after = await landOne(uow, row, job, now, writes);
+    if (after) rows.set(row.id, after);
   }
+  await writes.write(uow, now);
+}
+
+/** One job of landTransfers: the transaction after, or undefined when nothing changed. */
+async function landOne(uow: UnitOfWork, row: PaymentTransactionView, job: TransferSettlementJob, now: number, writes: TransferWrites): Promise<PaymentTransactionView | undefined> {
+  if (row.status === 'COMPLETED') return returnPayment(uow, row, now, writes);
   // Only the platform's approve or reject ends a payment waiting for it.
-  if (row.outcome === 'AWAITING_APPROVAL') return;
-  const after = await endTransfer(uow, row, endingOf(row.outcome as TransferOutcome | QuoteOutcome | UmaIncomingOutcome), now);
+  if (row.outcome === 'AWAITING_APPROVAL') return undefined;
+  const after = await endTransfer(uow, row, endingOf(row.outcome as TransferOutcome | QuoteOutcome | UmaIncomingOutcome), now, writes);
   if (after?.status === 'COMPLETED' && row.outcome === 'RETURNED') {
-    await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload: job, queueKey: `${row.id}:return`, runAt: Date.now(), platformId: job.platformId, platformDueAt: now }, now);
+    writes.jobs.push({ id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload: job, queueKey: `${row.id}:return`, runAt: Date.now(), platformId: job.platformId, platformDueAt: now });
   }
+  return after;
 }

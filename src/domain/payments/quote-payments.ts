@@ -1,8 +1,8 @@
-import { findAccountOf, lockAccounts } from '../../store/accounts-repo.js';
+import { findAccount, findAccountOf } from '../../store/accounts-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import { getExternalAccount } from '../../store/external-accounts-repo.js';
-import { enqueueJob } from '../../store/jobs-repo.js';
-import { insertPlatformAccountsIfAbsent, listPlatformAccounts, lockPlatformAccount } from '../../store/platform-accounts-repo.js';
+import type { NewJob } from '../../store/jobs-repo.js';
+import { findPlatformAccount, insertPlatformAccountsIfAbsent, listPlatformAccounts } from '../../store/platform-accounts-repo.js';
 import * as repo from '../../store/payment-transactions-repo.js';
 import { lockQuote, setQuoteStatusByTransaction } from '../../store/quotes-repo.js';
 import type { Store } from '../../store/store.js';
@@ -17,7 +17,8 @@ import type { Environment } from '../platform/tokens.js';
 import { renderQuote, statusAt, type Quote, type QuoteDestination, type QuoteSource } from '../quotes/render.js';
 import { InvalidStateError, lookupableId, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { recordWebhookEvent } from '../webhooks/webhook-events.js';
+import { recordWebhookEvents } from '../webhooks/webhook-events.js';
+import { balanceUpdatedAtCommit, holdIfAvailable } from '../accounts/internal-accounts.js';
 import { paymentEvent, postTransfer, TRANSFER_SETTLEMENT_JOB, type TransferSettlementJob } from './payment-lifecycle.js';
 import { internalAccountRecipient, umaCustomerRecipient } from './internal-recipients.js';
 import { renderPaymentTransaction, type PaymentTransaction } from './render.js';
@@ -104,13 +105,20 @@ export class QuotePaymentService {
     return { quote, source: JSON.parse(quote.source) as QuoteSource, now };
   }
 
-  /** Creates the quote's OutgoingTransaction from the internal account `sourceAccountId`, in the caller's unit of work. */
+  /**
+   * Creates the quote's OutgoingTransaction from the internal account `sourceAccountId`, in the
+   * caller's unit of work. As TransferService.create: every read before the source account's row
+   * lock, taken last by the hold (holdIfAvailable: enough available balance decided and the hold
+   * written in one statement), then the events and the settlement job in one. Counted on
+   * PostgreSQL (POST /quotes/{quoteId}/execute, BEGIN and COMMIT included): 16 statements, 12 of
+   * them after that lock -> 13, 4 after it (the events, the balance event, the list positions, COMMIT).
+   */
   private async pay(uow: UnitOfWork, platformId: string, environment: Environment, quote: QuoteRow, sourceAccountId: string, now: number): Promise<{ quote: Quote; transaction: PaymentTransaction }> {
     const destination = JSON.parse(quote.destination) as QuoteDestination;
     const external = await payee(uow, platformId, destination, quote.receiving_currency);
     const destinationField = destination.destinationType === 'UMA_ADDRESS' ? 'destination.umaAddress' : 'destination.accountId';
 
-    const internal = await this.lockSource(uow, platformId, sourceAccountId);
+    const internal = await this.findSource(uow, platformId, sourceAccountId);
     if (!internal) throw new NotFoundError('InternalAccount', sourceAccountId);
     const customer = internal.customer_id === null ? undefined : await findCustomer(uow.db, platformId, internal.customer_id);
     const errors: FieldError[] = [];
@@ -128,15 +136,14 @@ export class QuotePaymentService {
     const amount = Number(quote.total_sending_amount);
     const platformFees = Number(quote.platform_fees_included);
     const outcome = external.uma === null ? quoteOutcome(external.identifier, environment === 'sandbox') : external.uma;
-    const short = outcome !== 'QUOTE_EXECUTION_FAILED' && Number(internal.available_balance) < amount;
-    const failed = outcome === 'QUOTE_EXECUTION_FAILED' || short;
+    const failsAtOnce = outcome === 'QUOTE_EXECUTION_FAILED';
     const row: repo.PaymentTransactionView = {
       id: quote.transaction_id,
       platform_id: platformId,
       customer_id: internal.customer_id,
       type: 'OUTGOING',
       direction: 'DEBIT',
-      status: failed ? 'FAILED' : 'PENDING',
+      status: failsAtOnce ? 'FAILED' : 'PENDING',
       internal_account_id: internal.id,
       external_account_id: external.id,
       external_identifier: external.identifier,
@@ -147,7 +154,7 @@ export class QuotePaymentService {
       remittance_information: descriptionOf(quote.request),
       purpose_of_payment: null,
       outcome,
-      failure_reason: failed ? failureReasonOf('OUTGOING', 'QUOTE_EXECUTION_FAILED') : null,
+      failure_reason: failsAtOnce ? failureReasonOf('OUTGOING', 'QUOTE_EXECUTION_FAILED') : null,
       refund: null,
       reference: `QTE-${quote.transaction_id.slice(-12).toUpperCase()}`,
       receipt_delivery_confirmed_at: null,
@@ -164,25 +171,38 @@ export class QuotePaymentService {
       counterparty_uma: external.counterpartyUma,
       platform_customer_id: customer?.platform_customer_id ?? null,
     };
+    // Written before the hold, outside the account's lock; a payment the balance does not cover is made FAILED after it.
     const { platform_customer_id: _, ...stored } = row;
     await repo.insertPaymentTransaction(uow, stored satisfies PaymentTransactionRow);
-    await setQuoteStatusByTransaction(uow.db, row.id, failed ? 'FAILED' : 'PROCESSING', now);
-    if (!failed) await postTransfer(uow, row, [{ kind: 'TRANSFER_OUT_HOLD', amount: -amount }], now);
-    await recordWebhookEvent(uow, { platformId, type: paymentEvent('OUTGOING', row.status), fields: { data: renderPaymentTransaction(row) } }, now);
+    await setQuoteStatusByTransaction(uow.db, row.id, row.status === 'FAILED' ? 'FAILED' : 'PROCESSING', now);
+    if (row.status === 'PENDING') {
+      const hold = { platformId, accountId: internal.id, platformOwned: internal.customer_id === null, kind: 'TRANSFER_OUT_HOLD', amount, paymentTransactionId: row.id } as const;
+      const account = await holdIfAvailable(uow, hold, now);
+      // At the commit: POST /sandbox/send credited the account in this unit of work already, and one event tells the balance both leave.
+      if (account) balanceUpdatedAtCommit(uow, platformId, account, now);
+      else {
+        Object.assign(row, { status: 'FAILED', failure_reason: failureReasonOf('OUTGOING', 'QUOTE_EXECUTION_FAILED') });
+        await repo.updatePaymentTransaction(uow.db, row.id, { status: row.status, failure_reason: row.failure_reason });
+        await setQuoteStatusByTransaction(uow.db, row.id, 'FAILED', now);
+      }
+    }
+    const failed = row.status === 'FAILED';
+    const jobs: NewJob[] = [];
     if (!failed) {
       const payload: TransferSettlementJob = { platformId, transactionId: row.id };
       // Due now; a 003 long payment LONG_PAYMENT_MS later on the platform's clock (an advance pulls it forward).
       const delay = outcome === 'LONG_PAYMENT' || outcome === 'UMA_LONG_PENDING' ? LONG_PAYMENT_MS : 0;
-      await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay }, now);
+      jobs.push({ id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay });
     }
+    await recordWebhookEvents(uow, [{ platformId, type: paymentEvent('OUTGOING', row.status), fields: { data: renderPaymentTransaction(row) } }], now, jobs);
     return { quote: renderQuote({ ...quote, status: failed ? 'FAILED' : 'PROCESSING', updated_at: now }, now), transaction: renderPaymentTransaction(row) };
   }
 
-  /** The source internal account, locked: a customer's, or one of the platform's own (customer_id null). */
-  private async lockSource(uow: UnitOfWork, platformId: string, id: string) {
-    const [customers] = (await lockAccounts(uow, [id])).filter((a) => a.platform_id === platformId);
+  /** The source internal account, read without a lock (see pay): a customer's, or one of the platform's own (customer_id null). */
+  private async findSource(uow: UnitOfWork, platformId: string, id: string) {
+    const customers = await findAccount(uow.db, platformId, id);
     if (customers) return customers;
-    const own = await lockPlatformAccount(uow, platformId, id);
+    const own = await findPlatformAccount(uow.db, platformId, id);
     return own && { ...own, customer_id: null };
   }
 

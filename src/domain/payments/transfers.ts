@@ -1,8 +1,8 @@
-import { lockAccounts } from '../../store/accounts-repo.js';
+import { findAccount } from '../../store/accounts-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import { getExternalAccount } from '../../store/external-accounts-repo.js';
-import { enqueueJob } from '../../store/jobs-repo.js';
-import { lockPlatformAccount } from '../../store/platform-accounts-repo.js';
+import type { NewJob } from '../../store/jobs-repo.js';
+import { findPlatformAccount } from '../../store/platform-accounts-repo.js';
 import * as repo from '../../store/payment-transactions-repo.js';
 import type { Store } from '../../store/store.js';
 import type { ExternalAccountRow } from '../../store/tables/external-accounts.js';
@@ -13,8 +13,9 @@ import type { PlatformClock } from '../platform/platform-clock.js';
 import type { Environment } from '../platform/tokens.js';
 import { ExternalAccountVerificationRequiredError, NotFoundError, ValidationError, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { recordWebhookEvent } from '../webhooks/webhook-events.js';
-import { paymentEvent, postTransfer, TRANSFER_SETTLEMENT_JOB, type PaymentType, type TransferSettlementJob } from './payment-lifecycle.js';
+import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/webhook-events.js';
+import { BALANCE_UPDATED_EVENT, holdIfAvailable } from '../accounts/internal-accounts.js';
+import { paymentEvent, TRANSFER_SETTLEMENT_JOB, type PaymentType, type TransferSettlementJob } from './payment-lifecycle.js';
 import { renderPaymentTransaction, type PaymentTransaction } from './render.js';
 import { DELAYED_FAILURE_MS, failsAtOnce, failureReasonOf, transferOutcome } from './transfer-outcomes.js';
 
@@ -61,11 +62,18 @@ export class TransferService {
    * Checks the accounts (an unknown, foreign or other customer's external account is a 404, as a
    * missing one is), then creates the transaction: FAILED at once for 002, 003 and (out) an
    * available balance below the amount, else PENDING with its settlement job.
+   *
+   * Every read comes before the internal account's row lock, and a transfer-out takes that lock
+   * last, deciding "enough available balance" and writing its hold in one conditional UPDATE
+   * (holdIfAvailable); its events, their deliveries and the settlement job follow in one statement.
+   * Counted on PostgreSQL (a statement log, BEGIN and COMMIT included): 13 statements, 11 of them
+   * after the lock (lock, read, update, insert, ... each a round trip every other transfer-out or
+   * landing on the account waited for) -> 9, 3 after the lock (the events, the list positions, COMMIT).
    */
   private create(platformId: string, environment: Environment, type: PaymentType, input: TransferInput, within?: UnitOfWork): Promise<PaymentTransaction> {
     return this.store.transaction(async (uow) => {
       const fields = FIELDS[type];
-      const internal = await this.lockInternal(uow, platformId, input.internalAccountId);
+      const internal = await this.findInternal(uow, platformId, input.internalAccountId);
       if (!internal) throw new NotFoundError('InternalAccount', input.internalAccountId);
       const owner = internal.customer_id;
       // An external account of another customer, or of the platform for a customer's account (and the reverse), is as unknown as a missing one.
@@ -89,15 +97,13 @@ export class TransferService {
 
       const now = await this.clock.now(platformId, uow);
       const outcome = transferOutcome(external.identifier, environment === 'sandbox');
-      const short = type === 'OUTGOING' && !failsAtOnce(outcome) && Number(internal.available_balance) < input.amount;
-      const failed = failsAtOnce(outcome) || short;
       const row: repo.PaymentTransactionView = {
         id: newId('Transaction'),
         platform_id: platformId,
         customer_id: owner,
         type,
         direction: type === 'INCOMING' ? 'CREDIT' : 'DEBIT',
-        status: failed ? 'FAILED' : 'PENDING',
+        status: failsAtOnce(outcome) ? 'FAILED' : 'PENDING',
         internal_account_id: internal.id,
         external_account_id: external.id,
         external_identifier: external.identifier,
@@ -108,7 +114,7 @@ export class TransferService {
         remittance_information: input.remittanceInformation ?? null,
         purpose_of_payment: input.purposeOfPayment ?? null,
         outcome,
-        failure_reason: failed ? failureReasonOf(type, short ? 'NO_AVAILABLE_BALANCE' : outcome) : null,
+        failure_reason: failsAtOnce(outcome) ? failureReasonOf(type, outcome) : null,
         refund: null,
         reference: `TRF-${newId('Transaction').slice(-12).toUpperCase()}`,
         receipt_delivery_confirmed_at: null,
@@ -117,28 +123,40 @@ export class TransferService {
         updated_at: now,
         platform_customer_id: customer?.platform_customer_id ?? null,
       };
+      // Written before the hold, outside the account's lock; a transfer-out the balance does not cover is made FAILED after it.
       const { platform_customer_id: _, ...stored } = row;
       await repo.insertPaymentTransaction(uow, stored satisfies PaymentTransactionRow);
-      if (!failed && type === 'OUTGOING') await postTransfer(uow, row, [{ kind: 'TRANSFER_OUT_HOLD', amount: -input.amount }], now);
+      const events: WebhookEventInput[] = [];
+      if (type === 'OUTGOING' && row.status === 'PENDING') {
+        const hold = { platformId, accountId: internal.id, platformOwned: owner === null, kind: 'TRANSFER_OUT_HOLD', amount: input.amount, paymentTransactionId: row.id } as const;
+        const account = await holdIfAvailable(uow, hold, now);
+        if (account) {
+          // Recorded with the transfer's own event (this unit of work moves no other balance).
+          events.push({ platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } });
+        } else {
+          Object.assign(row, { status: 'FAILED', failure_reason: failureReasonOf(type, 'NO_AVAILABLE_BALANCE') });
+          await repo.updatePaymentTransaction(uow.db, row.id, { status: row.status, failure_reason: row.failure_reason });
+        }
+      }
       const rendered = renderPaymentTransaction(row);
-      await recordWebhookEvent(uow, { platformId, type: paymentEvent(type, row.status), fields: { data: rendered } }, now);
-      if (!failed) {
+      events.unshift({ platformId, type: paymentEvent(type, row.status), fields: { data: rendered } });
+      const jobs: NewJob[] = [];
+      if (row.status === 'PENDING') {
         const payload: TransferSettlementJob = { platformId, transactionId: row.id };
         // Due now; a 005 transfer is due DELAYED_FAILURE_MS later on the platform's clock (an advance pulls it forward).
         const delay = outcome === 'DELAYED_FAILURE' ? DELAYED_FAILURE_MS : 0;
-        await enqueueJob(uow, { id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay }, now);
+        jobs.push({ id: newId('Job'), kind: TRANSFER_SETTLEMENT_JOB, payload, queueKey: row.id, runAt: Date.now() + delay, platformId, platformDueAt: now + delay });
       }
+      await recordWebhookEvents(uow, events, now, jobs);
       return rendered;
     }, within);
   }
-  /**
-   * The internal account, locked (PostgreSQL: for no key update, as a card authorization's landing
-   * locks it): a customer's, or one of the platform's own (customer_id null).
-   */
-  private async lockInternal(uow: UnitOfWork, platformId: string, id: string): Promise<{ id: string; customer_id: string | null; status: string; currency: string; available_balance: number } | undefined> {
-    const [customers] = (await lockAccounts(uow, [id])).filter((a) => a.platform_id === platformId);
+
+  /** The internal account, read without a lock (see create): a customer's, or one of the platform's own (customer_id null). */
+  private async findInternal(uow: UnitOfWork, platformId: string, id: string): Promise<{ id: string; customer_id: string | null; status: string; currency: string } | undefined> {
+    const customers = await findAccount(uow.db, platformId, id);
     if (customers) return customers;
-    const own = await lockPlatformAccount(uow, platformId, id);
+    const own = await findPlatformAccount(uow.db, platformId, id);
     return own && { ...own, customer_id: null };
   }
 }

@@ -22,14 +22,17 @@ export async function recordWebhookEvent(uow: UnitOfWork, input: WebhookEventInp
   return (await recordWebhookEvents(uow, [input], now))[0]!;
 }
 
-/** recordWebhookEvent for several events, in one or two statements whatever their number (see insertWebhookEvents). */
-export async function recordWebhookEvents(uow: UnitOfWork, inputs: readonly WebhookEventInput[], now = Date.now()): Promise<{ id: string; body: string }[]> {
+/**
+ * recordWebhookEvent for several events, in one or two statements whatever their number (see
+ * insertWebhookEvents); `jobs`, other jobs of the same commit, are enqueued in that statement too.
+ */
+export async function recordWebhookEvents(uow: UnitOfWork, inputs: readonly WebhookEventInput[], now = Date.now(), jobs: readonly NewJob[] = []): Promise<{ id: string; body: string }[]> {
   const rows: WebhookEventRow[] = inputs.map((input) => {
     const id = newId('Webhook');
     const body = JSON.stringify({ id, type: input.type, timestamp: new Date(now).toISOString(), ...input.fields });
     return { id, platform_id: input.platformId, type: input.type, body, delivery_state: 'PENDING', created_at: now, updated_at: now };
   });
-  await insertWebhookEvents(uow, rows, deliveryJobs(rows), now);
+  await insertWebhookEvents(uow, rows, [...deliveryJobs(rows), ...jobs], now);
   return rows.map((r) => ({ id: r.id, body: r.body }));
 }
 
