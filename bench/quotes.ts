@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- quotes [--engine sqlite|postgres|both] [--steps 50,100,200,300,500,750] [--step-duration 10]`
+ * `npm run bench -- quotes [--engine sqlite|postgres|both] [--steps 50,100,200,300,500,750] [--step-duration 10] [--processes 1]`
  *
  * Starts the real server on each engine (an empty database each) with a local receiver that
  * verifies every delivery with standardwebhooks, and paces POST /quotes with immediatelyExecute
@@ -26,8 +26,8 @@ class Target implements SteppedTarget {
     private readonly destination: string,
   ) {}
 
-  static async start(engine: Engine): Promise<Target> {
-    const target = await WebhookTarget.start(engine, 'quotes', completedPaymentId);
+  static async start(engine: Engine, processes: number): Promise<Target> {
+    const target = await WebhookTarget.start(engine, 'quotes', completedPaymentId, { processes });
     try {
       // Money moves for an APPROVED customer.
       const { customerId, usdAccountId } = await target.fundedBusiness();
@@ -78,13 +78,15 @@ export async function run(args: string[]): Promise<void> {
       engine: { type: 'string', default: 'both' },
       steps: { type: 'string', default: '50,100,200,300,500,750' },
       'step-duration': { type: 'string', default: '10' },
+      processes: { type: 'string', default: '1' },
     },
   });
   const engines = parseEngines(values.engine);
+  const processes = Number(values.processes);
   await runStepUp({
     engines,
-    start: (engine) => Target.start(engine),
-    header: `Quotes bench: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}; time from the POST /quotes (immediatelyExecute, USD -> EUR) 201 to the verified OUTGOING_PAYMENT.COMPLETED`,
+    start: (engine) => Target.start(engine, processes),
+    header: `Quotes bench: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, ${processes} server process(es) each; time from the POST /quotes (immediatelyExecute, USD -> EUR) 201 to the verified OUTGOING_PAYMENT.COMPLETED`,
     measured: '201 -> webhook',
     warmUp: { rate: 20, seconds: 1 },
     steps: values.steps.split(',').map(Number),

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- transfers [--engine sqlite|postgres|both] [--steps 100,200,300,500,750,1000] [--step-duration 10]`
+ * `npm run bench -- transfers [--engine sqlite|postgres|both] [--steps 100,200,300,500,750,1000] [--step-duration 10] [--processes 1]`
  *
  * Starts the real server on each engine (an empty database each) with a local receiver that
  * verifies every delivery with standardwebhooks, and paces POST /transfer-out from one funded
@@ -22,8 +22,8 @@ class Target implements SteppedTarget {
     private readonly destination: string,
   ) {}
 
-  static async start(engine: Engine): Promise<Target> {
-    const target = await WebhookTarget.start(engine, 'transfers', completedPaymentId);
+  static async start(engine: Engine, processes: number): Promise<Target> {
+    const target = await WebhookTarget.start(engine, 'transfers', completedPaymentId, { processes });
     try {
       // Money moves for an APPROVED customer.
       const { customerId, usdAccountId } = await target.fundedBusiness();
@@ -69,13 +69,15 @@ export async function run(args: string[]): Promise<void> {
       engine: { type: 'string', default: 'both' },
       steps: { type: 'string', default: '100,200,300,500,750,1000' },
       'step-duration': { type: 'string', default: '10' },
+      processes: { type: 'string', default: '1' },
     },
   });
   const engines = parseEngines(values.engine);
+  const processes = Number(values.processes);
   await runStepUp({
     engines,
-    start: (engine) => Target.start(engine),
-    header: `Transfers bench: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}; time from the transfer-out 201 to the verified OUTGOING_PAYMENT.COMPLETED`,
+    start: (engine) => Target.start(engine, processes),
+    header: `Transfers bench: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, ${processes} server process(es) each; time from the transfer-out 201 to the verified OUTGOING_PAYMENT.COMPLETED`,
     measured: '201 -> webhook',
     warmUp: { rate: 20, seconds: 1 },
     steps: values.steps.split(',').map(Number),

@@ -22,6 +22,8 @@ export interface TargetOptions {
   nodeArgs?: string[];
   /** Keep the database at the end and say where it is (the webhooks bench's BENCH_KEEP_DATA). */
   keepData?: boolean;
+  /** Server processes sharing the port (HTTP_PROCESSES; the benches' --processes): 1 unless said. */
+  processes?: number;
 }
 
 /**
@@ -60,7 +62,7 @@ export class WebhookTarget {
   /** The server on an empty database of this engine; `setup` then makes its data before any webhook endpoint is set (`listen`). */
   static async start(engine: Engine, name: string, keyOf: (payload: Record<string, unknown>) => string | undefined, options: TargetOptions = {}): Promise<WebhookTarget> {
     const db = await emptyDatabase(engine, name);
-    const server = await startServer(db, { SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1' }, options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}).catch(async (err: unknown) => {
+    const server = await startServer(db, { SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1', HTTP_PROCESSES: String(options.processes ?? 1) }, options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}).catch(async (err: unknown) => {
       await db.drop();
       throw err;
     });

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- webhooks [--engine sqlite|postgres|both] [--rate 500] [--duration 10] [--rounds 2]
- * [--steps 500,750,1000,1500,2000,3000] [--step-duration 10] [--no-steps] [--cards 16]`
+ * [--steps 500,750,1000,1500,2000,3000] [--step-duration 10] [--no-steps] [--cards 16] [--processes 1]`
  *
  * Starts the real server on each engine (an empty database each) and, for each, a local receiver
  * that verifies every delivery with standardwebhooks. Paces card authorization simulations at a
@@ -64,14 +64,14 @@ class Target {
   ) {}
 
   /** The server on an empty database of this engine, with `cards` cards and its webhook endpoint set to a fresh receiver. */
-  static async start(engine: Engine, cards: number): Promise<Target> {
+  static async start(engine: Engine, cards: number, processes: number): Promise<Target> {
     // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
     const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
     const target = await WebhookTarget.start(
       engine,
       'webhooks',
       (payload) => (payload.operation as { issuerTransactionToken?: string } | undefined)?.issuerTransactionToken,
-      { nodeArgs, keepData: Boolean(process.env.BENCH_KEEP_DATA) },
+      { nodeArgs, keepData: Boolean(process.env.BENCH_KEEP_DATA), processes },
     );
     try {
       // A card needs an APPROVED cardholder and its internal account as funding source; it is ACTIVE once provisioned.
@@ -140,6 +140,7 @@ export async function run(args: string[]): Promise<void> {
       'step-duration': { type: 'string', default: '10' },
       'no-steps': { type: 'boolean', default: false },
       cards: { type: 'string', default: '16' },
+      processes: { type: 'string', default: '1' },
     },
   });
   const engines = parseEngines(values.engine);
@@ -147,9 +148,9 @@ export async function run(args: string[]): Promise<void> {
   const rounds = Number(values.rounds);
   const targets: Target[] = [];
   try {
-    for (const engine of engines) targets.push(await Target.start(engine, Number(values.cards)));
+    for (const engine of engines) targets.push(await Target.start(engine, Number(values.cards), Number(values.processes)));
     process.stdout.write(
-      `Webhooks bench: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, ${values.cards} cards, JOB_CONCURRENCY=${process.env.JOB_CONCURRENCY ?? 'default'}; ` +
+      `Webhooks bench: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, ${values.cards} cards, ${values.processes} server process(es) each, JOB_CONCURRENCY=${process.env.JOB_CONCURRENCY ?? 'default'}; ` +
         'time from the simulate 202 to the verified webhook\n\n',
     );
     for (const t of targets) await t.phase(100, 2); // warm-up: connections, statement caches, JIT
