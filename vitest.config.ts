@@ -4,9 +4,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * The long tests, selected by this file list (the files stay where test/ mirrors src/): processes
  * killed mid-load or restarted, several server or CLI processes started, cursor followers under
  * writes, the hostile sweep, and any other file that took over ~15 s alone. They form the `long`
- * project, every other file `quick`. `npm test` runs both (CI runs it); `npm run test:quick` runs
- * `quick` on two workers (on this 2-core machine 195 s on one, 128 s on two: most quick tests wait on
- * I/O); `npm test` keeps the default pool, as the long tests time real processes.
+ * project, every other file `quick`. `npm test` runs both (CI runs it): first `quick`, two files at
+ * a time (on this 2-core machine 195 s on one worker, 128 s on two: most quick tests wait on I/O),
+ * then `long`, one file after another in one forked process (they time real processes, so none
+ * runs beside another); `npm run test:quick` runs `quick` alone.
  */
 const LONG = [
   'test/jobs/crash-mid-job.test.ts',
@@ -32,12 +33,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     // Runs once per project (each gets its own `pgAvailable`); the reporters once for the whole run.
     globalSetup: ['./test/helpers/global-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     projects: [
-      { extends: true, test: { name: 'quick', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...LONG] } },
-      { extends: true, test: { name: 'long', include: LONG } },
+      { extends: true, test: { name: 'quick', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...LONG], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'long', include: LONG, sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } } } },
     ],
   },
 });
