@@ -41,7 +41,8 @@ describeWithProcesses('kill -9 while jobs run', { env: SERVER_ENV }, (h) => {
       startTransferTraffic({ baseUrls: [baseUrl], auth: h.auth, internalAccountId: accountId, externalAccountId: payee.id, clients, amount: TRANSFER_AMOUNT });
     const backlog = startTraffic({ baseUrls: [apiOnly.baseUrl], auth: h.auth, cardIds, clients: 8 });
     const transferBacklog = transfersOver(apiOnly.baseUrl, 2);
-    await until('a backlog', async () => (backlog.accepted() >= 600 ? true : undefined));
+    // A minute: on a busy machine the API-only process can take more than the default 30 s to accept them.
+    await until('a backlog', async () => (backlog.accepted() >= 600 ? true : undefined), 60_000);
     await Promise.all([backlog.stop(), transferBacklog.stop()]);
     expect(transferBacklog.accepted()).toBeGreaterThan(0);
     expect(await apiOnly.stop('SIGTERM')).toBe(0);

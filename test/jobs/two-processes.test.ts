@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { CARD_SIMULATION_JOB } from '../../src/domain/cards/card-simulations.js';
 import { activeCardOver, fetchCall } from '../helpers/fixtures.js';
 import { HoldingReceiver } from '../helpers/holding-receiver.js';
@@ -33,6 +33,11 @@ describeWithProcesses('two server processes with workers on one PostgreSQL datab
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
+    // Stopped before the harness closes the store, also when the test fails before it is stopped below.
+    onTestFinished(async () => {
+      sampling = false;
+      await sampler;
+    });
     const traffic = startTraffic({ baseUrls: [a.baseUrl, b.baseUrl], auth: h.auth, cardIds, clients: 16 });
     await until('a burst of simulations', async () => (traffic.accepted() >= 1000 ? true : undefined), 60_000);
     await traffic.stop();
