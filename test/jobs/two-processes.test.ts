@@ -1,50 +1,24 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { expect, it, onTestFinished } from 'vitest';
 import { CARD_SIMULATION_JOB } from '../../src/domain/cards/card-simulations.js';
-import { openServices, type Services } from '../../src/services.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 import { activeCardOver, fetchCall } from '../helpers/fixtures.js';
 import { HoldingReceiver } from '../helpers/holding-receiver.js';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { describeWithProcesses } from '../helpers/process-harness.js';
 import { expectLandedExactlyOnce, pendingOperations, startTraffic } from '../helpers/simulation-traffic.js';
-import { engineAvailable } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
-import { fundCustomerAt } from '../helpers/money.js';
 
 const SERVER_ENV = { JOB_POLL_MS: '20', LOG_LEVEL: 'error' };
 
-describe.skipIf(!engineAvailable('postgres'))('two server processes with workers on one PostgreSQL database', () => {
-  let db: TestDatabase | undefined;
-  let services: Services | undefined;
-  let receiver: HoldingReceiver | undefined;
-  const servers: ServerProcess[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.kill('SIGKILL');
-    await receiver?.stop();
-    await services?.store.close();
-    await db?.drop();
-  });
-
+describeWithProcesses('two server processes with workers on one PostgreSQL database', { env: SERVER_ENV, engines: ['postgres'] }, (h) => {
   it('never apply a job twice: each operation lands once, with one event, delivered once, while both claim jobs', { timeout: 180_000 }, async () => {
-    db = await createTestDatabase('postgres');
-    const a = await startServerProcess({ ...db.env, ...SERVER_ENV });
-    const b = await startServerProcess({ ...db.env, ...SERVER_ENV });
-    servers.push(a, b);
-    services = await openServices(loadConfig({ ...db.env, WORKER_ENABLED: '0', LOG_LEVEL: 'silent' }));
-    const store = services.store.db;
-    const auth = a.auth!;
-    const call = async (method: string, path: string, body: unknown) => {
-      const res = await fetch(`${a.baseUrl}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      expect(res.status).toBeLessThan(300);
-      return res.json();
-    };
-    receiver = await new HoldingReceiver().start();
+    const { store } = h;
+    const a = await h.startServer();
+    const b = await h.startServer();
+    const receiver = h.receiver(await new HoldingReceiver().start());
     receiver.release();
-    receiver.trust(await call('PATCH', '/config', { webhookEndpoint: receiver.url }));
-    const holder = (await call('POST', '/customers', { customerType: 'INDIVIDUAL' })).id;
-    await fundCustomerAt(a.baseUrl, auth, holder);
+    await h.connect(a, receiver);
+    const { customerId: holder } = await h.fundedCustomer(a);
     const cardIds: string[] = [];
-    for (let i = 0; i < 8; i++) cardIds.push((await activeCardOver(fetchCall(a.baseUrl, auth), holder)).id);
+    for (let i = 0; i < 8; i++) cardIds.push((await activeCardOver(fetchCall(a.baseUrl, h.auth), holder)).id);
 
     // Which processes hold simulation jobs, sampled while the burst is accepted and lands.
     const claimants = new Map<string, number>();
@@ -59,7 +33,12 @@ describe.skipIf(!engineAvailable('postgres'))('two server processes with workers
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
-    const traffic = startTraffic({ baseUrls: [a.baseUrl, b.baseUrl], auth, cardIds, clients: 16 });
+    // Stopped before the harness closes the store, also when the test fails before it is stopped below.
+    onTestFinished(async () => {
+      sampling = false;
+      await sampler;
+    });
+    const traffic = startTraffic({ baseUrls: [a.baseUrl, b.baseUrl], auth: h.auth, cardIds, clients: 16 });
     await until('a burst of simulations', async () => (traffic.accepted() >= 1000 ? true : undefined), 60_000);
     await traffic.stop();
     await until('every operation landed', async () => ((await pendingOperations(store)) === 0 ? true : undefined), 90_000);
@@ -70,10 +49,7 @@ describe.skipIf(!engineAvailable('postgres'))('two server processes with workers
 
     const eventIds = await expectLandedExactlyOnce(store, traffic.chains);
     expect(eventIds.length).toBe(traffic.accepted());
-    await until('every event delivered', async () => {
-      const undelivered = await store.selectFrom('webhook_events').select('id').where('delivery_state', '!=', 'DELIVERED').execute();
-      return undelivered.length === 0 ? true : undefined;
-    }, 60_000);
+    await h.untilEveryEventDelivered(60_000);
     // Never claimed twice: a second claim of a job (simulation or delivery) is a second run of it.
     const jobs = await store.selectFrom('jobs').select(['id', 'kind', 'attempts', 'state']).execute();
     expect(jobs.filter((j) => j.attempts !== 1 || j.state !== 'done')).toEqual([]);
