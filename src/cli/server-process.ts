@@ -42,7 +42,11 @@ export async function startServerProcess(env: Record<string, string | undefined>
   // The banner ends with the credentials on a first start, or with the hint to create some.
   const banner = /Base URL:\s+(\S+)[\s\S]*?(?:Client id:\s+(\S+)\s+Client secret:\s+(\S+)|Need credentials\?)/;
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    // A server that did not start in time is killed, not left running behind the caller's error.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       const m = banner.exec(out);
       if (m) {
