@@ -4,9 +4,10 @@
  * every delivery with standardwebhooks, the accepted/arrived maps the pacer fills, and the step-up
  * run that finds the highest rate at which every webhook arrives within 1 s.
  */
+import { parseArgs } from 'node:util';
 import { WebhookReceiver, type ReceivedWebhook } from '../src/cli/webhook-receiver.js';
 import type { ServerProcess } from '../src/cli/server-process.js';
-import { ENGINE_LABEL, emptyDatabase, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';
+import { ENGINE_LABEL, emptyDatabase, parseEngines, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';
 import { pacedPhase, type PacedPhase } from './paced-load.js';
 import { engineTable } from './report.js';
 import { percentile } from './stats.js';
@@ -238,4 +239,80 @@ export async function runStepUp<T extends SteppedTarget>(options: {
   } finally {
     for (const t of targets) await t.stop();
   }
+}
+
+/** What a payment bench sends at every tick: the POST, and how its answer names the payment whose webhook is awaited. */
+export interface PaymentRequest {
+  path: string;
+  body: string;
+  keyOf: (status: number, json: any) => string | undefined;
+}
+
+/** One engine under a payment bench: its target, and the request its setup made ready. */
+class PaymentTarget implements SteppedTarget {
+  constructor(
+    private readonly target: WebhookTarget,
+    private readonly request: PaymentRequest,
+  ) {}
+
+  get engine(): Engine {
+    return this.target.engine;
+  }
+
+  get unverifiedCount(): number {
+    return this.target.unverifiedCount;
+  }
+
+  stop(): Promise<void> {
+    return this.target.stop();
+  }
+
+  async step(rate: number, seconds: number): Promise<StepResult> {
+    const { path, body, keyOf } = this.request;
+    const phase = await this.target.paced(rate, seconds, () => this.target.post(path, body, keyOf));
+    return stepResult(rate, this.target.accepted.size, phase);
+  }
+}
+
+/**
+ * The benches that pace one payment request and await each payment's verified
+ * OUTGOING_PAYMENT.COMPLETED (transfers, quotes): their options (`--engine`, `--steps`,
+ * `--step-duration`, `--processes`) and their step-up run. `setup` makes each engine's data on its
+ * fresh server, before the receiver listens, and answers the request to pace.
+ */
+export async function runPaymentBench(
+  args: string[],
+  bench: { name: string; title: string; measured: string; defaultSteps: string; setup: (target: WebhookTarget) => Promise<PaymentRequest> },
+): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      engine: { type: 'string', default: 'both' },
+      steps: { type: 'string', default: bench.defaultSteps },
+      'step-duration': { type: 'string', default: '10' },
+      processes: { type: 'string', default: '1' },
+    },
+  });
+  const engines = parseEngines(values.engine);
+  const processes = Number(values.processes);
+  const start = async (engine: Engine): Promise<PaymentTarget> => {
+    const target = await WebhookTarget.start(engine, bench.name, completedPaymentId, { processes });
+    try {
+      const request = await bench.setup(target);
+      await target.listen();
+      return new PaymentTarget(target, request);
+    } catch (err) {
+      await target.stop();
+      throw err;
+    }
+  };
+  await runStepUp({
+    engines,
+    start,
+    header: `${bench.title}: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, ${processes} server process(es) each; time from ${bench.measured}`,
+    measured: '201 -> webhook',
+    warmUp: { rate: 20, seconds: 1 },
+    steps: values.steps.split(',').map(Number),
+    seconds: Number(values['step-duration']),
+  });
 }
