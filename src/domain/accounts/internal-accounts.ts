@@ -3,17 +3,16 @@ import { findCustomer } from '../../store/customers-repo.js';
 import type { Store } from '../../store/store.js';
 import type { InternalAccountRow, LedgerEntryRow } from '../../store/tables/internal-accounts.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
-import { BALANCE_UPDATED_EVENT, type AccountListFilter, type InternalAccount } from './account.js';
+import { BALANCE_UPDATED_EVENT, balanceUpdatedAtCommit, type AccountListFilter, type InternalAccount } from './account.js';
 import { currencyOf } from '../shared/currencies.js';
 import { accountTypeOf, BASE_CURRENCY, openAccounts } from './account-currencies.js';
 import { fundingInstructionsOf } from './funding-instructions.js';
 import { fundPlatformAccount, renderPlatformAccount } from './platform-accounts.js';
 import { NotFoundError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import { balanceDelta, type Movement } from './ledger.js';
+import { entriesByAccount, type Movement, type Posting } from './ledger.js';
 import type { Cursors, Page } from '../shared/pagination.js';
 import type { PlatformClock } from '../platform/platform-clock.js';
-import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 export { BALANCE_UPDATED_EVENT, INTERNAL_ACCOUNT_STATUSES, INTERNAL_ACCOUNT_TYPES, type AccountListFilter, type InternalAccount } from './account.js';
 
@@ -46,15 +45,8 @@ export async function accountOf(uow: UnitOfWork, platformId: string, customerId:
   return opened;
 }
 
-export interface Posting {
-  platformId: string;
-  accountId: string;
-  movements: Movement[];
-  cardTransactionId?: string;
-  cardOperationId?: string;
-  /** The transfer (payment transaction) that made the entries. */
-  paymentTransactionId?: string;
-}
+export type { Posting } from './ledger.js';
+export { balanceUpdatedAtCommit } from './account.js';
 
 /**
  * Writes the entries, moves the account's balances by them and records the
@@ -69,52 +61,19 @@ export async function post(uow: UnitOfWork, p: Posting, now = Date.now()): Promi
  * insert of all its entries), in the order of its first posting. Answers each account after.
  */
 export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now = Date.now()): Promise<Map<string, InternalAccount>> {
-  const byAccount = new Map<string, { platformId: string; entries: LedgerEntryRow[]; movements: Movement[] }>();
-  for (const p of postings) {
-    let account = byAccount.get(p.accountId);
-    if (!account) byAccount.set(p.accountId, (account = { platformId: p.platformId, entries: [], movements: [] }));
-    for (const m of p.movements) {
-      account.movements.push(m);
-      account.entries.push({
-        id: newId('LedgerEntry'),
-        platform_id: p.platformId,
-        account_id: p.accountId,
-        kind: m.kind,
-        amount: m.amount,
-        card_transaction_id: p.cardTransactionId ?? null,
-        card_operation_id: p.cardOperationId ?? null,
-        ...(p.paymentTransactionId === undefined ? {} : { payment_transaction_id: p.paymentTransactionId }),
-        created_at: now,
-      });
-    }
-  }
+  const accounts = entriesByAccount(postings, now);
   // Every account in one statement on PostgreSQL (appendEntriesToAccounts): a landing holds these rows' locks until its commit.
-  const rows = await repo.appendEntriesToAccounts(uow, 'internal_accounts', [...byAccount].map(([id, a]) => ({ id, entries: a.entries, delta: balanceDelta(a.movements) })), now);
+  const rows = await repo.appendEntriesToAccounts(uow, 'internal_accounts', accounts, now);
   const byId = new Map(rows.map((r) => [r.id, r as InternalAccountRow]));
   const after = new Map<string, InternalAccount>();
-  for (const [accountId, { platformId }] of byAccount) {
-    const row = byId.get(accountId);
-    if (!row) throw new Error(`internal account ${accountId} does not exist`);
+  for (const { id, platformId } of accounts) {
+    const row = byId.get(id);
+    if (!row) throw new Error(`internal account ${id} does not exist`);
     const account = renderAccount(row);
-    after.set(accountId, account);
-    // One event per account per commit, with the account as the commit leaves it: a worker's group
-    // commit that lands many operations on one account sends one. Measured (webhooks bench, SQLite,
-    // 500/s): one event per operation doubled the deliveries and took the 202 -> webhook p50 from
-    // about 1.1 s to 3.4 s on this machine.
+    after.set(id, account);
     balanceUpdatedAtCommit(uow, platformId, account, now);
   }
   return after;
-}
-
-/**
- * Records the account's INTERNAL_ACCOUNT.BALANCE_UPDATED event as the unit of work commits: asked
- * for again in the same commit (the same account moved again), only the latest, the account as the
- * commit leaves it, is sent.
- */
-export function balanceUpdatedAtCommit(uow: UnitOfWork, platformId: string, account: InternalAccount, now: number): void {
-  uow.beforeCommit(`balance-updated:${account.id}`, async (u) => {
-    await recordWebhookEvent(u, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
-  });
 }
 
 /**

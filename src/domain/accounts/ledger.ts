@@ -5,7 +5,9 @@
  *   available = sum of every entry = funded - debits + credits - open holds
  *   total     = sum of the entries that are not holds = funded - debits + credits
  */
+import type { LedgerEntryRow } from '../../store/tables/internal-accounts.js';
 import type { Ledger } from '../cards/card-transactions.js';
+import { newId } from '../shared/ids.js';
 
 export const ENTRY_KINDS = [
   'FUNDING', 'HOLD', 'HOLD_RELEASE', 'CLEARING_DEBIT', 'CLEARING_CREDIT', 'RETURN_CREDIT', 'RETURN_REVERSAL_DEBIT',
@@ -69,4 +71,42 @@ export function balanceDelta(movements: Movement[]): { available: number; total:
     total += totalEffect(m);
   }
   return { available, total };
+}
+
+/** Movements of one account, and what made them (a card operation, or a transfer). */
+export interface Posting {
+  platformId: string;
+  accountId: string;
+  movements: Movement[];
+  cardTransactionId?: string;
+  cardOperationId?: string;
+  /** The transfer (payment transaction) that made the entries. */
+  paymentTransactionId?: string;
+}
+
+/**
+ * The postings grouped by account, in the order of each account's first posting: per account its
+ * platform, its ledger entries (one per movement, stamped `now`) and what they do to its balances.
+ */
+export function entriesByAccount(postings: readonly Posting[], now: number): { id: string; platformId: string; entries: LedgerEntryRow[]; delta: { available: number; total: number } }[] {
+  const byAccount = new Map<string, { platformId: string; entries: LedgerEntryRow[]; movements: Movement[] }>();
+  for (const p of postings) {
+    let account = byAccount.get(p.accountId);
+    if (!account) byAccount.set(p.accountId, (account = { platformId: p.platformId, entries: [], movements: [] }));
+    for (const m of p.movements) {
+      account.movements.push(m);
+      account.entries.push({
+        id: newId('LedgerEntry'),
+        platform_id: p.platformId,
+        account_id: p.accountId,
+        kind: m.kind,
+        amount: m.amount,
+        card_transaction_id: p.cardTransactionId ?? null,
+        card_operation_id: p.cardOperationId ?? null,
+        payment_transaction_id: p.paymentTransactionId ?? null,
+        created_at: now,
+      });
+    }
+  }
+  return [...byAccount].map(([id, a]) => ({ id, platformId: a.platformId, entries: a.entries, delta: balanceDelta(a.movements) }));
 }

@@ -4,13 +4,13 @@ import { appendEntriesToAccounts } from '../../store/accounts-repo.js';
 import type { Store } from '../../store/store.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { recordWebhookEvent } from '../webhooks/webhook-events.js';
-import type { LedgerEntryRow, PlatformInternalAccountRow } from '../../store/tables/internal-accounts.js';
+import type { PlatformInternalAccountRow } from '../../store/tables/internal-accounts.js';
 import { currencyOf } from '../shared/currencies.js';
 import { newId } from '../shared/ids.js';
 import { accountCurrencies, accountTypeOf, supportedCurrencyCodes } from './account-currencies.js';
 import { fundingInstructionsOf } from './funding-instructions.js';
-import { BALANCE_UPDATED_EVENT, type InternalAccount, type AccountListFilter } from './account.js';
-import { balanceDelta, type Movement } from './ledger.js';
+import { BALANCE_UPDATED_EVENT, balanceUpdatedAtCommit, type InternalAccount, type AccountListFilter } from './account.js';
+import { balanceDelta, entriesByAccount, type Movement } from './ledger.js';
 
 export function renderPlatformAccount(row: PlatformInternalAccountRow): InternalAccount {
   const currency = currencyOf(row.currency);
@@ -71,24 +71,13 @@ export async function postAllToPlatformAccounts(
   postings: readonly { platformId: string; accountId: string; movements: Movement[]; paymentTransactionId: string }[],
   now: number,
 ): Promise<void> {
-  const byAccount = new Map<string, { platformId: string; entries: LedgerEntryRow[]; movements: Movement[] }>();
-  for (const p of postings) {
-    let account = byAccount.get(p.accountId);
-    if (!account) byAccount.set(p.accountId, (account = { platformId: p.platformId, entries: [], movements: [] }));
-    for (const m of p.movements) {
-      account.movements.push(m);
-      account.entries.push({ id: newId('LedgerEntry'), platform_id: p.platformId, account_id: p.accountId, kind: m.kind, amount: m.amount, card_transaction_id: null, card_operation_id: null, payment_transaction_id: p.paymentTransactionId, created_at: now });
-    }
-  }
-  const rows = await appendEntriesToAccounts(uow, 'platform_internal_accounts', [...byAccount].map(([id, a]) => ({ id, entries: a.entries, delta: balanceDelta(a.movements) })), now);
+  const accounts = entriesByAccount(postings, now);
+  const rows = await appendEntriesToAccounts(uow, 'platform_internal_accounts', accounts, now);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  for (const [accountId, { platformId }] of byAccount) {
-    const row = byId.get(accountId);
-    if (!row) throw new Error(`platform internal account ${accountId} does not exist`);
-    const account = renderPlatformAccount(row);
-    uow.beforeCommit(`balance-updated:${accountId}`, async (u) => {
-      await recordWebhookEvent(u, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
-    });
+  for (const { id, platformId } of accounts) {
+    const row = byId.get(id);
+    if (!row) throw new Error(`platform internal account ${id} does not exist`);
+    balanceUpdatedAtCommit(uow, platformId, renderPlatformAccount(row), now);
   }
 }
 
