@@ -248,12 +248,9 @@ export interface PaymentRequest {
   keyOf: (status: number, json: any) => string | undefined;
 }
 
-/** One engine under a payment bench: its target, and the request its setup made ready. */
-class PaymentTarget implements SteppedTarget {
-  constructor(
-    private readonly target: WebhookTarget,
-    private readonly request: PaymentRequest,
-  ) {}
+/** What every bench's engine wrapper answers from its WebhookTarget: the engine, the failed verifications, the stop. */
+export abstract class OnTarget {
+  constructor(protected readonly target: WebhookTarget) {}
 
   get engine(): Engine {
     return this.target.engine;
@@ -265,6 +262,16 @@ class PaymentTarget implements SteppedTarget {
 
   stop(): Promise<void> {
     return this.target.stop();
+  }
+}
+
+/** One engine under a payment bench: its target, and the request its setup made ready. */
+class PaymentTarget extends OnTarget implements SteppedTarget {
+  constructor(
+    target: WebhookTarget,
+    private readonly request: PaymentRequest,
+  ) {
+    super(target);
   }
 
   async step(rate: number, seconds: number): Promise<StepResult> {

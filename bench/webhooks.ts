@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { ENGINE_LABEL, describeRounds, parseEngines, roundOrder, type Engine } from './engines.js';
 import { engineTable } from './report.js';
 import { percentile } from './stats.js';
-import { DEADLINE_MS, fmt, sustained, WebhookTarget } from './webhook-target.js';
+import { DEADLINE_MS, fmt, OnTarget, sustained, WebhookTarget } from './webhook-target.js';
 
 /** What one run at a fixed rate saw; `latencies` (ms, ascending) are those of the webhooks that arrived. */
 interface Phase {
@@ -57,11 +57,13 @@ function combine(phases: Phase[]): PhaseResult {
 }
 
 /** One engine under test: its server and receiver, and the cards it simulates on. */
-class Target {
+class Target extends OnTarget {
   private constructor(
-    private readonly target: WebhookTarget,
+    target: WebhookTarget,
     private readonly cards: string[],
-  ) {}
+  ) {
+    super(target);
+  }
 
   /** The server on an empty database of this engine, with `cards` cards and its webhook endpoint set to a fresh receiver. */
   static async start(engine: Engine, cards: number, processes: number): Promise<Target> {
@@ -86,18 +88,6 @@ class Target {
       await target.stop();
       throw err;
     }
-  }
-
-  get engine(): Engine {
-    return this.target.engine;
-  }
-
-  get unverifiedCount(): number {
-    return this.target.unverifiedCount;
-  }
-
-  stop(): Promise<void> {
-    return this.target.stop();
   }
 
   async phase(rate: number, seconds: number): Promise<Phase> {
