@@ -1,6 +1,19 @@
 import { expect } from 'vitest';
 import type { Executor } from '../../src/store/store.js';
 
+/**
+ * A JSON POST of traffic against a server that may be killed meanwhile: its status and body, or
+ * undefined when no answer came (whether the call was accepted, the database tells).
+ */
+export async function postUnlessGone<T>(url: string, auth: string, body: unknown): Promise<{ status: number; json: T } | undefined> {
+  try {
+    const res = await fetch(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, json: (await res.json()) as T };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Each chain walks one transaction through every simulator that moves money, in a valid order. */
 const CHAIN: { kind: string; amount?: number }[] = [
   { kind: 'authorization', amount: 1000 },
@@ -51,19 +64,9 @@ export function startTraffic(opts: { baseUrls: string[]; auth: string; cardIds: 
         if (!running) return;
         const base = opts.baseUrls[calls++ % opts.baseUrls.length]!;
         const body = { ...(step.kind === 'authorization' ? { currency: { code: 'USD' }, merchant: { descriptor: 'TRAFFIC' } } : { cardTransactionId: chain.cardTransactionId }), ...(step.amount === undefined ? {} : { amount: step.amount }) };
-        let status: number;
-        let json: { issuerTransactionToken: string; cardTransactionId?: string };
-        try {
-          const res = await fetch(`${base}/sandbox/cards/${chain.cardId}/simulate/${step.kind}`, {
-            method: 'POST',
-            headers: { authorization: opts.auth, 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-          });
-          status = res.status;
-          json = (await res.json()) as typeof json;
-        } catch {
-          return; // The server is gone; whether this call was accepted, the database tells.
-        }
+        const answer = await postUnlessGone<{ issuerTransactionToken: string; cardTransactionId?: string }>(`${base}/sandbox/cards/${chain.cardId}/simulate/${step.kind}`, opts.auth, body);
+        if (!answer) return;
+        const { status, json } = answer;
         expect(status, JSON.stringify(json)).toBe(202);
         accepted++;
         chain.tokens.push(json.issuerTransactionToken);

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { TRANSFER_SETTLEMENT_JOB } from '../../src/domain/payments/payment-lifecycle.js';
 import type { Executor } from '../../src/store/store.js';
+import { postUnlessGone } from './simulation-traffic.js';
 
 export interface AcceptedTransfer {
   id: string;
@@ -34,19 +35,9 @@ export function startTransferTraffic(opts: { baseUrls: string[]; auth: string; i
         type === 'OUTGOING'
           ? { source: { accountId: opts.internalAccountId }, destination: { accountId: opts.externalAccountId }, amount: opts.amount }
           : { source: { accountId: opts.externalAccountId }, destination: { accountId: opts.internalAccountId }, amount: opts.amount };
-      let status: number;
-      let json: { id: string; status: string; type: string };
-      try {
-        const res = await fetch(`${base}/${type === 'OUTGOING' ? 'transfer-out' : 'transfer-in'}`, {
-          method: 'POST',
-          headers: { authorization: opts.auth, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        status = res.status;
-        json = (await res.json()) as typeof json;
-      } catch {
-        return; // The server is gone; whether this call was accepted, the database tells.
-      }
+      const answer = await postUnlessGone<{ id: string; status: string; type: string }>(`${base}/${type === 'OUTGOING' ? 'transfer-out' : 'transfer-in'}`, opts.auth, body);
+      if (!answer) return; // The server is gone; whether this call was accepted, the database tells.
+      const { status, json } = answer;
       expect(status, JSON.stringify(json)).toBe(201);
       expect([json.type, json.status]).toEqual([type, 'PENDING']);
       transfers.push({ id: json.id, type, amount: opts.amount });
