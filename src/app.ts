@@ -12,6 +12,7 @@ import { registerJsonParser } from './http/json-body.js';
 import { registerRequestLog } from './http/request-log.js';
 import { registerUnimplementedOperations } from './http/grid-operations.js';
 import { BASE_PATH, registerOpenApi } from './http/openapi.js';
+import { lazySerializers } from './http/serialization.js';
 import { validatorCompiler } from './http/validation.js';
 import { routeModules, sandboxRouteModules } from './routes/index.js';
 import { registerConsole } from './console/index.js';
@@ -57,6 +58,7 @@ export async function buildApp(services: Services, opts: AppOptions = {}): Promi
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     frameworkErrors,
     clientErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     // A request must arrive whole within requestTimeout (headers within headersTimeout), however
     // slowly its bytes trickle in; Node checks these deadlines every second rather than every 30 s.
     requestTimeout: config.requestTimeoutMs,
