@@ -259,9 +259,13 @@ export class Worker {
 
   /**
    * Counts a run in its kind's slots until it ends. Its end wakes the worker when a claim may now
-   * find more: a job of its queue key a claim skipped meanwhile, a retry to schedule, a kind that
-   * was claimed to its limit, or no wake-ups to rely on; not after every run (on PostgreSQL a claim
-   * and a due-time read, for nothing, per landing and per webhook).
+   * find more: a job of its queue key a claim skipped meanwhile, a retry to schedule, or a kind
+   * that was claimed to its limit; not after every run. Jobs enqueued by this process wake it as
+   * they commit, by another process through PostgreSQL's wake-ups or else the JOB_POLL_MS poll.
+   * Waking after every run claimed for nothing: on PostgreSQL a claim and a due-time read per
+   * landing and per webhook; on SQLite, which had no wake-ups to rely on, it kept the worker
+   * claiming back to back under any load (0.6-0.7 of a core in user time at 50 authorizations/s,
+   * 11,410 claim statements for 500 authorizations, bench webhooks).
    */
   private track(kind: string, p: Promise<boolean>): void {
     const running = p
@@ -269,7 +273,7 @@ export class Worker {
       .then((again) => {
         this.running.delete(running);
         this.runningByKind.set(kind, this.runningByKind.get(kind)! - 1);
-        if (again || this.fullKinds.has(kind) || !this.listener?.connected) this.wake();
+        if (again || this.fullKinds.has(kind)) this.wake();
       });
     this.running.add(running);
     this.runningByKind.set(kind, (this.runningByKind.get(kind) ?? 0) + 1);
