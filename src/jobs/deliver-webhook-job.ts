@@ -6,7 +6,7 @@ import type { WebhookAttemptRow } from '../store/tables/webhooks.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
 import type { EventForDelivery } from '../store/webhooks-repo.js';
 import { batchedLookup } from '../store/batched-lookup.js';
-import { findEventsForDelivery, insertWebhookAttempt, insertWebhookAttempts, recordDeliveries, recordEventAttempt, setEventState } from '../store/webhooks-repo.js';
+import { findEventsForDelivery, insertWebhookAttempt, insertWebhookAttempts, recordDeliveredJobs, recordDeliveries, recordEventAttempt, setEventState } from '../store/webhooks-repo.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobHandler, JobServices } from './types.js';
 
@@ -120,6 +120,9 @@ export const webhookDeliveryHandler: JobHandler = {
     return { outcome: 'retry', error: sent.error ?? 'delivery failed', delayMs, write };
   },
   writeTogether: (uow, runs) => writeDelivered(uow, runs as Delivered[]),
+  // PostgreSQL: a batch of accepted deliveries and the ends of their jobs in one statement, no transaction around it.
+  commitTogether: (store, owner, runs) =>
+    recordDeliveredJobs(store, owner, runs.map(({ job, together }) => ({ jobId: job.id, attempts: job.attempts, ...(together as Delivered) }))),
   // A delivery job spent by errors (a throw, a commit that failed) leaves its event FAILED, not PENDING for good.
   async gaveUp(uow, job, now) {
     const { eventId } = JSON.parse(job.payload) as DeliverWebhookPayload;

@@ -59,6 +59,13 @@ export interface JobHandler {
    */
   writeTogether?(uow: UnitOfWork, runs: readonly unknown[], services: JobServices, log: Logger): Promise<void>;
   /**
+   * Commits several runs of this kind that ended 'done' with a `together` without a unit of work:
+   * their writes and the ends of their jobs (only those whose lease `owner` still holds) in one
+   * statement. Answers the ids of the jobs it ended, or undefined where the engine has no such
+   * statement (the worker then commits them the usual way, as it does if this throws).
+   */
+  commitTogether?(store: Pick<Store, 'db' | 'engine'>, owner: string, runs: readonly { job: Pick<JobRow, 'id' | 'attempts'>; together: unknown }[]): Promise<Set<string> | undefined>;
+  /**
    * Writes, in the commit that fails the job for good, what a failed job means for its subject,
    * whatever ended it: a 'failed' result, or a last retry that threw or could not commit its write.
    * `now` is real time; a write for a platform stamps with `services.clock` instead.

@@ -346,6 +346,15 @@ export class Worker {
   private async commitBatch(batch: PendingCommit[]): Promise<void> {
     const now = this.clock();
     const leases = this.leaseFor(batch);
+    const alone = leases.size === 0 ? await this.commitTogether(batch) : undefined;
+    if (alone) {
+      this.release(leases);
+      for (const item of batch) {
+        if (alone.has(item.job.id)) item.resolve();
+        else item.reject(new LeaseLost());
+      }
+      return;
+    }
     let committed: Committed;
     try {
       committed = (await this.commitWhole(batch, leases, now)) ?? (await this.commitIsolated(batch, leases, now));
@@ -366,6 +375,25 @@ export class Worker {
         }
         item.resolve();
       }
+    }
+  }
+
+  /**
+   * A batch whose runs are all of one kind, all done with a `together`, whose handler commits them
+   * in one statement without a unit of work (JobHandler.commitTogether; webhook deliveries on
+   * PostgreSQL): the ids of the jobs it ended. Undefined for any other batch, where the handler
+   * declines, or when the statement failed (nothing was written: the batch is then committed the
+   * usual way, which isolates a bad run).
+   */
+  private async commitTogether(batch: PendingCommit[]): Promise<Set<string> | undefined> {
+    const handler = batch[0]!.handler;
+    if (!handler.commitTogether || batch.some((item) => item.handler !== handler || item.result.outcome !== 'done' || item.result.together === undefined)) return undefined;
+    const runs = batch.map(({ job, result }) => ({ job, together: (result as { together: unknown }).together }));
+    try {
+      return await handler.commitTogether(this.services.store, this.owner, runs);
+    } catch (err) {
+      if (!isLockConflict(err)) this.log.warn({ err, jobs: batch.length }, 'committing a batch of jobs in one statement failed; writing it in a unit of work');
+      return undefined;
     }
   }
 

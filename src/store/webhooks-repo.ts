@@ -4,7 +4,8 @@ import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import type { PageQuery } from './page.js';
 import { rowsRelation } from './bulk.js';
-import type { Executor, Queryable } from './store.js';
+import { dbClockMs } from './jobs-repo.js';
+import type { Executor, Queryable, Store } from './store.js';
 import type { DeliveryState } from './tables/webhook-events.js';
 import type { PlatformWebhookConfigRow, WebhookAttemptRow } from './tables/webhooks.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -103,6 +104,46 @@ export async function recordDeliveries(on: Queryable, deliveries: readonly { eve
         delivery_state = 'DELIVERED', delivered_at = v.at, next_attempt_at = null
     from ${rowsRelation({ id: 'text', n: 'integer', at: 'bigint' }, [...byEvent.values()])}
     where e.id = v.id`.execute(db);
+}
+
+/**
+ * PostgreSQL: accepted deliveries recorded and their jobs ended in one statement, in no
+ * transaction of the caller's (one round trip where a unit of work took five: begin, the jobs,
+ * the attempts, the events, commit). Only the deliveries whose job `owner` still holds (by its
+ * claim's attempt count) are recorded; answers their job ids. Undefined on SQLite, whose
+ * statements cost no round trip: the caller writes them in a unit of work.
+ */
+export async function recordDeliveredJobs(
+  on: Pick<Store, 'db' | 'engine'>,
+  owner: string,
+  runs: readonly { jobId: string; attempts: number; attempt: WebhookAttemptRow; at: number }[],
+): Promise<Set<string> | undefined> {
+  if (on.engine !== 'postgres') return undefined;
+  if (runs.length === 0) return new Set();
+  const now = dbClockMs(on.engine);
+  const jobs = rowsRelation({ id: 'text', attempts: 'integer' }, runs.map((r) => ({ id: r.jobId, attempts: r.attempts })));
+  const attempts = rowsRelation(
+    { job_id: 'text', id: 'text', event_id: 'text', platform_id: 'text', attempted_at: 'bigint', url: 'text', response_status: 'integer', latency_ms: 'integer', error: 'text', response_excerpt: 'text', at: 'bigint' },
+    runs.map((r) => ({ ...r.attempt, job_id: r.jobId, at: r.at })),
+  );
+  const { rows } = await sql<{ id: string }>`with
+    held as (
+      update jobs as j set state = 'done', run_at = ${now}, lease_owner = null, lease_expires_at = null, last_error = null, updated_at = ${now}
+      from ${jobs}
+      where j.id = v.id and j.attempts = v.attempts and j.lease_owner = ${owner} and j.state = 'queued'
+      returning j.id),
+    d as (select v.* from ${attempts} where v.job_id in (select id from held)),
+    a as (
+      insert into webhook_attempts (id, event_id, platform_id, attempted_at, url, response_status, latency_ms, error, response_excerpt)
+      select id, event_id, platform_id, attempted_at, url, response_status, latency_ms, error, response_excerpt from d),
+    e as (
+      update webhook_events as e
+      set attempt_count = e.attempt_count + v.n, last_attempt_at = v.at, updated_at = v.at,
+          delivery_state = 'DELIVERED', delivered_at = v.at, next_attempt_at = null
+      from (select event_id, count(*)::integer as n, max(at) as at from d group by event_id) as v
+      where e.id = v.event_id)
+    select id from held`.execute(on.db);
+  return new Set(rows.map((r) => r.id));
 }
 
 /**

@@ -8,7 +8,9 @@ import type { Logger } from '../../src/logger.js';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { claimDueJobs, claimDueJobsByKind, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
 import type { UnitOfWork } from '../../src/store/unit-of-work.js';
+import { recordDeliveredJobs } from '../../src/store/webhooks-repo.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
+import { produceEvent } from '../helpers/webhook-receiver.js';
 import { describeEachEngine, engineAvailable } from '../helpers/test-app.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -215,6 +217,40 @@ describeEachEngine(
       const second = await claimDueJobsByKind(store, { owner: 'second', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5], [c, 1]]) });
       expect(second.map((j) => j.id).sort()).toEqual([ids[a]![1], ids[a]![2], ids[b]![2], ids[c]![0]].sort());
       expect(await claimDueJobsByKind(store, { owner: 'third', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5]]) })).toEqual([]);
+    });
+
+    it('records accepted deliveries and ends their jobs in one statement on PostgreSQL, only those whose lease the owner still holds', async () => {
+      const { store } = t.services;
+      const caller = await t.newCaller();
+      const kind = `test.delivered.${t.engine}`;
+      const [held, lost] = [await enqueue(kind), await enqueue(kind)] as [string, string];
+      const claimed = await claimDueJobs(store, { owner: 'me', kinds: [kind], leaseMs: 60_000, limit: 2 });
+      expect(claimed.map((j) => j.id).sort()).toEqual([held, lost].sort());
+      // Another worker took `lost` over (its lease had run out): this owner must not record it.
+      await store.db.updateTable('jobs').set({ lease_owner: 'other' }).where('id', '=', lost).execute();
+      const events = [await produceEvent(t, caller), await produceEvent(t, caller)] as [string, string];
+      const at = Date.now();
+      const run = (jobId: string, eventId: string) => ({
+        jobId,
+        attempts: 1,
+        at,
+        attempt: { id: newId('WebhookAttempt'), event_id: eventId, platform_id: caller.platformId, attempted_at: at - 5, url: 'https://example.test/hook', response_status: 200, latency_ms: 5, error: null, response_excerpt: '{}' },
+      });
+      const ended = await recordDeliveredJobs(store, 'me', [run(held, events[0]), run(lost, events[1])]);
+      if (t.engine === 'sqlite') {
+        // No such statement: the worker commits deliveries in a unit of work, and nothing was written.
+        expect(ended).toBeUndefined();
+        expect((await findJob(store.db, held))?.state).toBe('queued');
+        return;
+      }
+      expect(ended).toEqual(new Set([held]));
+      expect(await findJob(store.db, held)).toMatchObject({ state: 'done', lease_owner: null });
+      expect(await findJob(store.db, lost)).toMatchObject({ state: 'queued', lease_owner: 'other' });
+      const state = (id: string) => store.db.selectFrom('webhook_events').select(['delivery_state', 'attempt_count', 'delivered_at']).where('id', '=', id).executeTakeFirstOrThrow();
+      expect(await state(events[0])).toEqual({ delivery_state: 'DELIVERED', attempt_count: 1, delivered_at: at });
+      expect(await state(events[1])).toMatchObject({ delivery_state: 'PENDING', attempt_count: 0, delivered_at: null });
+      const attempts = await store.db.selectFrom('webhook_attempts').select(['event_id', 'response_status']).where('event_id', 'in', events).execute();
+      expect(attempts).toEqual([{ event_id: events[0], response_status: 200 }]);
     });
 
     it('takes over a job whose owner died once its lease expires', async () => {
