@@ -19,7 +19,7 @@ export const completedPaymentId = (payload: Record<string, unknown>): string | u
   payload.type === 'OUTGOING_PAYMENT.COMPLETED' ? (payload.data as { id?: string } | undefined)?.id : undefined;
 
 export interface TargetOptions {
-  /** Node flags for the server process (the webhooks bench's BENCH_NODE_ARGS). */
+  /** Node flags for the server process; BENCH_NODE_ARGS unless given. */
   nodeArgs?: string[];
   /** Keep the database at the end and say where it is (the webhooks bench's BENCH_KEEP_DATA). */
   keepData?: boolean;
@@ -63,7 +63,9 @@ export class WebhookTarget {
   /** The server on an empty database of this engine; `setup` then makes its data before any webhook endpoint is set (`listen`). */
   static async start(engine: Engine, name: string, keyOf: (payload: Record<string, unknown>) => string | undefined, options: TargetOptions = {}): Promise<WebhookTarget> {
     const db = await emptyDatabase(engine, name);
-    const server = await startServer(db, { SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1', HTTP_PROCESSES: String(options.processes ?? 1) }, options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}).catch(async (err: unknown) => {
+    // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server of any paced bench.
+    const nodeArgs = options.nodeArgs ?? process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const server = await startServer(db, { SERVICE_ENV: 'sandbox', WORKER_ENABLED: '1', HTTP_PROCESSES: String(options.processes ?? 1) }, { nodeArgs }).catch(async (err: unknown) => {
       await db.drop();
       throw err;
     });

@@ -67,13 +67,11 @@ class Target extends OnTarget {
 
   /** The server on an empty database of this engine, with `cards` cards and its webhook endpoint set to a fresh receiver. */
   static async start(engine: Engine, cards: number, processes: number): Promise<Target> {
-    // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
-    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
     const target = await WebhookTarget.start(
       engine,
       'webhooks',
       (payload) => (payload.operation as { issuerTransactionToken?: string } | undefined)?.issuerTransactionToken,
-      { nodeArgs, keepData: Boolean(process.env.BENCH_KEEP_DATA), processes },
+      { keepData: Boolean(process.env.BENCH_KEEP_DATA), processes },
     );
     try {
       // A card needs an APPROVED cardholder and its internal account as funding source; it is ACTIVE once provisioned.
