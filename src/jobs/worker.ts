@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import type { Logger } from '../logger.js';
 import { idBoundAt } from '../domain/shared/ids.js';
 import { DELIVER_WEBHOOK_JOB } from '../domain/webhooks/webhook-events.js';
-import { claimDueJobsByKind, finishDoneJobs, finishJob, JOBS_WAKEUP_CHANNEL, msUntilNextDue } from '../store/jobs-repo.js';
+import { claimDueJobsAndNextDue, claimDueJobsByKind, finishDoneJobs, finishJob, JOBS_WAKEUP_CHANNEL } from '../store/jobs-repo.js';
 import { deleteAttemptsBefore, deleteFinishedJobs } from '../store/retention-repo.js';
 import { deleteRequestLogsBefore, requestLogCutoff } from '../store/request-logs-repo.js';
 import type { WakeupListener } from '../store/pg-wakeups.js';
@@ -221,14 +221,17 @@ export class Worker {
       if ([...this.reservedByKind.values()].some((n) => n > 0)) this.claimedShort = true;
       anyFree = limits.size > 0;
       this.claims += 1;
-      const jobs = await claimDueJobsByKind(store, { owner: this.owner, leaseMs: config.jobLeaseMs, limits });
+      const claim = { owner: this.owner, leaseMs: config.jobLeaseMs, limits };
+      // With wake-ups to rely on, the sleep after this claim lasts until the next due time, read with the claim (see idleMs).
+      const due = this.listener?.connected && anyFree ? await claimDueJobsAndNextDue(store, claim, { kinds: [...this.handlers.keys()], lookbackMs: 1_000 }) : undefined;
+      const jobs = due?.jobs ?? (await claimDueJobsByKind(store, claim));
       const claimed = new Map<string, number>();
       for (const job of jobs) claimed.set(job.kind, (claimed.get(job.kind) ?? 0) + 1);
       // A kind claimed to its limit may have more due right now.
       claimedAll = [...limits].every(([kind, free]) => (claimed.get(kind) ?? 0) >= free);
       this.fullKinds = new Set([...this.handlers.keys()].filter((kind) => (claimed.get(kind) ?? 0) >= (limits.get(kind) ?? 0)));
       for (const job of jobs) this.track(job.kind, this.execute(job));
-      if (!claimedAll && !this.stopped) idleMs = await this.idleMs();
+      if (!claimedAll && !this.stopped) idleMs = this.idleMs(due);
     } catch (err) {
       claimedAll = false;
       this.log.error({ err }, 'job claim failed');
@@ -246,16 +249,15 @@ export class Worker {
 
   /**
    * How long to sleep when nothing more is due. While wake-ups from other processes arrive
-   * (PostgreSQL), until the next retry or lease expiry by the database's clock, at least
-   * JOB_POLL_MS and at most JOB_SAFETY_POLL_MS; otherwise JOB_POLL_MS.
+   * (PostgreSQL), until the next retry or lease expiry by the database's clock (`due`, read with
+   * the claim), at least JOB_POLL_MS and at most JOB_SAFETY_POLL_MS; otherwise JOB_POLL_MS.
    */
-  private async idleMs(): Promise<number> {
-    const { config, store } = this.services;
-    if (!this.listener?.connected) return config.jobPollMs;
+  private idleMs(due: { nextDueMs: number | undefined } | undefined): number {
+    const { config } = this.services;
+    if (!due || !this.listener?.connected) return config.jobPollMs;
     const safety = Math.max(config.jobPollMs, config.jobSafetyPollMs);
-    const next = await msUntilNextDue(store, [...this.handlers.keys()], 1_000);
-    if (next === undefined) return safety;
-    return Math.min(safety, Math.max(config.jobPollMs, next + 1));
+    if (due.nextDueMs === undefined) return safety;
+    return Math.min(safety, Math.max(config.jobPollMs, due.nextDueMs + 1));
   }
 
   /**

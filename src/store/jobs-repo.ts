@@ -158,6 +158,10 @@ function dueJobIds(on: Queryable, kinds: string[], limit: number) {
  * of the database's clock.
  */
 async function leaseJobs(on: Queryable, args: { owner: string; leaseMs: number }, picks: ReturnType<typeof dueJobIds>[]): Promise<JobRow[]> {
+  return leaseQuery(on, args, picks).execute();
+}
+
+function leaseQuery(on: Queryable, args: { owner: string; leaseMs: number }, picks: ReturnType<typeof dueJobIds>[]) {
   const now = dbClockMs(on.engine);
   const update = on.db.updateTable('jobs').set((eb) => ({
     lease_owner: args.owner,
@@ -171,7 +175,7 @@ async function leaseJobs(on: Queryable, args: { owner: string; leaseMs: number }
       : on.engine === 'postgres'
         ? update.where(sql<boolean>`id = any(${sql.join(picks.map((p) => sql`array(${p})`), sql` || `)})`)
         : update.where(sql<boolean>`id in (${sql.join(picks.map((p) => sql`select id from (${p})`), sql` union all `)})`);
-  return picked.returningAll().execute();
+  return picked.returningAll();
 }
 
 /**
@@ -181,8 +185,12 @@ async function leaseJobs(on: Queryable, args: { owner: string; leaseMs: number }
  */
 export async function msUntilNextDue(on: Queryable, kinds: string[], lookbackMs: number): Promise<number | undefined> {
   if (kinds.length === 0) return undefined;
+  return msUntil(await nextDueQuery(on, kinds, lookbackMs).executeTakeFirst());
+}
+
+function nextDueQuery(on: Queryable, kinds: string[], lookbackMs: number) {
   const now = dbClockMs(on.engine);
-  const row = await on.db
+  return on.db
     .selectFrom('jobs')
     .select([
       sql<number | null>`min(case when lease_expires_at is null or lease_expires_at < run_at then run_at else lease_expires_at end)`.as('next'),
@@ -190,10 +198,38 @@ export async function msUntilNextDue(on: Queryable, kinds: string[], lookbackMs:
     ])
     .where('state', '=', 'queued')
     .where('kind', 'in', kinds)
-    .where((eb) => eb.or([eb('run_at', '>', sql<number>`${now} - ${lookbackMs}`), eb('lease_expires_at', '>', sql<number>`${now} - ${lookbackMs}`)]))
-    .executeTakeFirst();
+    .where((eb) => eb.or([eb('run_at', '>', sql<number>`${now} - ${lookbackMs}`), eb('lease_expires_at', '>', sql<number>`${now} - ${lookbackMs}`)]));
+}
+
+function msUntil(row: { next: number | string | null; now: number | string } | undefined): number | undefined {
   if (row?.next === null || row?.next === undefined) return undefined;
   return Number(row.next) - Number(row.now);
+}
+
+/**
+ * claimDueJobsByKind, then msUntilNextDue for `next.kinds` counting the jobs it claimed as taken:
+ * on PostgreSQL in one statement (a worker woken by each accepted request sent the two one after
+ * the other, a round trip each), on SQLite one after the other.
+ */
+export async function claimDueJobsAndNextDue(
+  on: Queryable,
+  args: { owner: string; leaseMs: number; limits: Map<string, number> },
+  next: { kinds: string[]; lookbackMs: number },
+): Promise<{ jobs: JobRow[]; nextDueMs: number | undefined }> {
+  const wanted = [...args.limits].filter(([, limit]) => limit > 0);
+  if (on.engine !== 'postgres' || wanted.length === 0 || next.kinds.length === 0) {
+    const jobs = await claimDueJobsByKind(on, args);
+    return { jobs, nextDueMs: await msUntilNextDue(on, next.kinds, next.lookbackMs) };
+  }
+  const claim = leaseQuery(on, args, wanted.map(([kind, limit]) => dueJobIds(on, [kind], limit)));
+  // The due-time read sees the table as it was before the claim: the claimed jobs are left out by id.
+  const due = nextDueQuery(on, next.kinds, next.lookbackMs).where(sql<boolean>`id not in (select id from claimed)`);
+  const { rows } = await sql<{ claimed: JobRow[] | null; next: number | string | null; now: number | string }>`with
+    claimed as (${claim}),
+    due as (${due})
+    select (select json_agg(claimed) from claimed) as claimed, due.next, due.now from due`.execute(on.db);
+  const row = rows[0]!;
+  return { jobs: row.claimed ?? [], nextDueMs: msUntil(row) };
 }
 
 /**
@@ -236,14 +272,19 @@ export async function finishDoneJobs(on: Queryable, owner: string, runs: readonl
     for (const run of runs) if (await finishJob(on, { id: run.id, owner, state: 'done', attempts: run.attempts })) held.add(run.id);
     return held;
   }
-  const now = dbClockMs(on.engine);
-  const r = await sql<{ id: string }>`update jobs as j
+  const r = await endDoneJobs(owner, runs).execute(on.db);
+  for (const row of r.rows) held.add(row.id);
+  return held;
+}
+
+/** PostgreSQL: the statement of finishDoneJobs, answering the ids it ended; also a data-modifying WITH of a statement that writes the runs' effects. */
+export function endDoneJobs(owner: string, runs: readonly { id: string; attempts: number }[]): RawBuilder<{ id: string }> {
+  const now = dbClockMs('postgres');
+  return sql<{ id: string }>`update jobs as j
     set state = 'done', run_at = ${now}, lease_owner = null, lease_expires_at = null, last_error = null, updated_at = ${now}
     from ${rowsRelation({ id: 'text', attempts: 'integer' }, runs)}
     where j.id = v.id and j.attempts = v.attempts and j.lease_owner = ${owner} and j.state = 'queued'
-    returning j.id`.execute(on.db);
-  for (const row of r.rows) held.add(row.id);
-  return held;
+    returning j.id`;
 }
 
 export async function findJob(db: Executor, id: string): Promise<JobRow | undefined> {

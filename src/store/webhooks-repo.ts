@@ -4,7 +4,7 @@ import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import type { PageQuery } from './page.js';
 import { rowsRelation } from './bulk.js';
-import { dbClockMs } from './jobs-repo.js';
+import { endDoneJobs } from './jobs-repo.js';
 import type { Executor, Queryable, Store } from './store.js';
 import type { DeliveryState } from './tables/webhook-events.js';
 import type { PlatformWebhookConfigRow, WebhookAttemptRow } from './tables/webhooks.js';
@@ -120,18 +120,12 @@ export async function recordDeliveredJobs(
 ): Promise<Set<string> | undefined> {
   if (on.engine !== 'postgres') return undefined;
   if (runs.length === 0) return new Set();
-  const now = dbClockMs(on.engine);
-  const jobs = rowsRelation({ id: 'text', attempts: 'integer' }, runs.map((r) => ({ id: r.jobId, attempts: r.attempts })));
   const attempts = rowsRelation(
     { job_id: 'text', id: 'text', event_id: 'text', platform_id: 'text', attempted_at: 'bigint', url: 'text', response_status: 'integer', latency_ms: 'integer', error: 'text', response_excerpt: 'text', at: 'bigint' },
     runs.map((r) => ({ ...r.attempt, job_id: r.jobId, at: r.at })),
   );
   const { rows } = await sql<{ id: string }>`with
-    held as (
-      update jobs as j set state = 'done', run_at = ${now}, lease_owner = null, lease_expires_at = null, last_error = null, updated_at = ${now}
-      from ${jobs}
-      where j.id = v.id and j.attempts = v.attempts and j.lease_owner = ${owner} and j.state = 'queued'
-      returning j.id),
+    held as (${endDoneJobs(owner, runs.map((r) => ({ id: r.jobId, attempts: r.attempts })))}),
     d as (select v.* from ${attempts} where v.job_id in (select id from held)),
     a as (
       insert into webhook_attempts (id, event_id, platform_id, attempted_at, url, response_status, latency_ms, error, response_excerpt)

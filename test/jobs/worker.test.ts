@@ -6,7 +6,7 @@ import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/webhook-events.js
 import type { JobHandler, JobServices } from '../../src/jobs/types.js';
 import type { Logger } from '../../src/logger.js';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.js';
-import { claimDueJobs, claimDueJobsByKind, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
+import { claimDueJobs, claimDueJobsAndNextDue, claimDueJobsByKind, enqueueJob, findJob, finishJob } from '../../src/store/jobs-repo.js';
 import type { UnitOfWork } from '../../src/store/unit-of-work.js';
 import { recordDeliveredJobs } from '../../src/store/webhooks-repo.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
@@ -217,6 +217,24 @@ describeEachEngine(
       const second = await claimDueJobsByKind(store, { owner: 'second', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5], [c, 1]]) });
       expect(second.map((j) => j.id).sort()).toEqual([ids[a]![1], ids[a]![2], ids[b]![2], ids[c]![0]].sort());
       expect(await claimDueJobsByKind(store, { owner: 'third', leaseMs: 60_000, limits: new Map([[a, 5], [b, 5]]) })).toEqual([]);
+    });
+
+    it('claims and reads the next due time in one call: the jobs it claimed are not what is next due', async () => {
+      const { store } = t.services;
+      const kind = `test.nextdue.${t.engine}`;
+      const due = [await enqueue(kind), await enqueue(kind)];
+      const laterId = newId('Job');
+      await store.transaction((uow) => enqueueJob(uow, { id: laterId, kind, payload: {}, runAt: Date.now() + 5_000 }));
+      const { jobs, nextDueMs } = await claimDueJobsAndNextDue(store, { owner: 'me', leaseMs: 60_000, limits: new Map([[kind, 5]]) }, { kinds: [kind], lookbackMs: 1_000 });
+      expect(jobs.map((j) => j.id).sort()).toEqual([...due].sort());
+      expect(jobs.every((j) => j.lease_owner === 'me' && j.attempts === 1 && j.kind === kind && typeof j.run_at === 'number')).toBe(true);
+      // The later job, by the database's clock (the claimed ones, due already, would make it negative).
+      expect(nextDueMs).toBeGreaterThan(4_000);
+      expect(nextDueMs).toBeLessThanOrEqual(5_000);
+      // Nothing left to claim: no job, and the same later job next.
+      const again = await claimDueJobsAndNextDue(store, { owner: 'me', leaseMs: 60_000, limits: new Map([[kind, 5]]) }, { kinds: [kind], lookbackMs: 1_000 });
+      expect(again.jobs).toEqual([]);
+      expect(again.nextDueMs).toBeGreaterThan(4_000);
     });
 
     it('records accepted deliveries and ends their jobs in one statement on PostgreSQL, only those whose lease the owner still holds', async () => {
