@@ -145,6 +145,10 @@ export async function lockCardTransaction(uow: UnitOfWork, platformId: string, i
  */
 export async function lockCardTransactions(uow: UnitOfWork, ids: readonly string[]): Promise<CardTransactionView[]> {
   if (ids.length === 0) return [];
+  return lockedTransactions(uow, ids).execute();
+}
+
+function lockedTransactions(uow: UnitOfWork, ids: readonly string[]) {
   let q = uow.db
     .selectFrom('card_transactions as t')
     .innerJoin('customers as c', 'c.id', 't.customer_id')
@@ -153,7 +157,42 @@ export async function lockCardTransactions(uow: UnitOfWork, ids: readonly string
     .where('t.id', 'in', ids)
     .orderBy('t.id');
   if (uow.engine === 'postgres') q = q.modifyEnd(sql`for no key update of t`);
-  return q.execute();
+  return q;
+}
+
+/** What a landing reads of its batch before it locks any account (see readLandingBatch). */
+export interface LandingBatch {
+  /** Locked as lockCardTransactions locks them, in id order. */
+  transactions: CardTransactionView[];
+  /** Theirs, by transaction then sequence (as operationsOf). */
+  operations: CardOperationRow[];
+  /** Their cards (whatever their platform: the caller checks). */
+  cards: CardRow[];
+}
+
+/**
+ * The transactions of a landing batch (locked, as lockCardTransactions), their operations and
+ * their cards. PostgreSQL: one statement, each part a JSON array (one round trip where three were
+ * sent one after the other, each waiting its turn on a busy event loop while the batch's landings
+ * waited); SQLite: the three statements.
+ */
+export async function readLandingBatch(uow: UnitOfWork, ids: readonly string[]): Promise<LandingBatch> {
+  if (ids.length === 0) return { transactions: [], operations: [], cards: [] };
+  if (uow.engine !== 'postgres') {
+    const transactions = await lockCardTransactions(uow, ids);
+    const operations = await operationsOf(uow.db, [...ids]);
+    const cards = await cardsByIds(uow.db, [...new Set(transactions.map((t) => t.card_id))]);
+    return { transactions, operations, cards };
+  }
+  const { rows } = await sql<{ t: CardTransactionView[] | null; o: CardOperationRow[] | null; c: CardRow[] | null }>`with
+    t as (${lockedTransactions(uow, ids)}),
+    o as (select * from card_operations where card_transaction_id in (select id from t)),
+    c as (select * from cards where id in (select card_id from t))
+    select (select json_agg(t order by t.id) from t) as t,
+           (select json_agg(o order by o.card_transaction_id, o.seq) from o) as o,
+           (select json_agg(c) from c) as c`.execute(uow.db);
+  const row = rows[0]!;
+  return { transactions: row.t ?? [], operations: row.o ?? [], cards: row.c ?? [] };
 }
 
 /** Cards by id, whatever their platform (the caller checks). */

@@ -245,9 +245,9 @@ class LandingWrites {
  * operation that is no longer pending was landed by an earlier job, so running a job twice changes
  * nothing.
  *
- * Set-based: the jobs' transactions, operations, cards and funding accounts are read (and locked)
- * in one statement each, the decisions are taken in memory, and the writes go out a statement per
- * table for the whole batch. On PostgreSQL a landing holds its funding account's row lock until
+ * Set-based: the jobs' transactions (locked), operations and cards are read in one statement on
+ * PostgreSQL (readLandingBatch), their funding accounts locked in another, the decisions are taken
+ * in memory, and the writes go out a statement per table for the whole batch. On PostgreSQL a landing holds its funding account's row lock until
  * its commit, so every statement after that lock is time every other landing on the account waits;
  * per job that was about 15 round trips. Measured (webhooks bench, one funded account, 16 cards):
  * see the commit that made it set-based.
@@ -256,11 +256,12 @@ export async function landOperations(uow: UnitOfWork, jobs: readonly CardSimulat
   const now = options.now ?? Date.now();
   const ids = [...new Set(jobs.map((j) => j.cardTransactionId))];
   const landings = new Map<string, Landing>();
-  for (const row of await repo.lockCardTransactions(uow, ids)) {
+  const batch = await repo.readLandingBatch(uow, ids);
+  for (const row of batch.transactions) {
     landings.set(row.id, { row, current: { ...row }, ledger: ledgerOf(row), ops: [], changed: false });
   }
-  for (const op of await repo.operationsOf(uow.db, ids)) landings.get(op.card_transaction_id)?.ops.push(op);
-  const funds = await FundingSources.lock(uow, [...landings.values()].filter((l) => l.ledger.status === 'PENDING').map((l) => l.row));
+  for (const op of batch.operations) landings.get(op.card_transaction_id)?.ops.push(op);
+  const funds = await FundingSources.lock(uow, [...landings.values()].filter((l) => l.ledger.status === 'PENDING').map((l) => l.row), batch.cards);
   const writes = new LandingWrites();
   for (const job of jobs) {
     const landing = landings.get(job.cardTransactionId);
@@ -366,8 +367,9 @@ class FundingSources {
     private readonly available: Map<string, number>,
   ) {}
 
-  static async lock(uow: UnitOfWork, deciding: readonly CardTransactionRow[]): Promise<FundingSources> {
-    const cards = new Map((await repo.cardsByIds(uow.db, [...new Set(deciding.map((r) => r.card_id))])).map((c) => [c.id, c]));
+  static async lock(uow: UnitOfWork, deciding: readonly CardTransactionRow[], read: readonly CardRow[]): Promise<FundingSources> {
+    const decidingCards = new Set(deciding.map((r) => r.card_id));
+    const cards = new Map(read.filter((c) => decidingCards.has(c.id)).map((c) => [c.id, c]));
     const sources = new Set<string>();
     for (const card of cards.values()) for (const id of JSON.parse(card.funding_sources) as string[]) sources.add(id);
     const accounts = new Map((await accountsRepo.lockAccounts(uow, [...sources])).map((a) => [a.id, a]));
