@@ -36,23 +36,6 @@ export interface CardListFilters {
   sortOrder: SortOrder;
 }
 
-/** The Grid document's transaction list filters, and `cardId` (this service's). */
-export interface TransactionListFilters {
-  cardId?: string | undefined;
-  customerId?: string | undefined;
-  platformCustomerId?: string | undefined;
-  accountIdentifier?: string | undefined;
-  senderAccountIdentifier?: string | undefined;
-  receiverAccountIdentifier?: string | undefined;
-  status?: string | undefined;
-  type?: string | undefined;
-  reference?: string | undefined;
-  /** ISO 8601 date-times, both inclusive, on createdAt. */
-  startDate?: string | undefined;
-  endDate?: string | undefined;
-  sortOrder: SortOrder;
-}
-
 export interface CreateCardInput {
   cardholderId: string;
   form: 'VIRTUAL';

@@ -1,10 +1,10 @@
 import * as cardsRepo from '../../store/cards-repo.js';
 import type { CardOperationRow } from '../../store/tables/cards.js';
 import * as repo from '../../store/payment-transactions-repo.js';
+import type { SortOrder } from '../../store/page.js';
 import type { Store } from '../../store/store.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { CARD_TRANSACTION_STATUSES } from '../cards/card-transactions.js';
-import type { TransactionListFilters } from '../cards/cards.js';
 import { renderCardTransaction, type CardTransaction } from '../cards/render.js';
 import type { PlatformClock } from '../platform/platform-clock.js';
 import { NotFoundError, TransactionStateError, ValidationError } from '../shared/errors.js';
@@ -13,6 +13,23 @@ import { endTransfer } from './payment-lifecycle.js';
 import { renderPaymentTransaction, type PaymentTransaction } from './render.js';
 
 export type AnyTransaction = PaymentTransaction | CardTransaction;
+
+/** The Grid document's transaction list filters, and `cardId` (this service's). */
+export interface TransactionListFilters {
+  cardId?: string | undefined;
+  customerId?: string | undefined;
+  platformCustomerId?: string | undefined;
+  accountIdentifier?: string | undefined;
+  senderAccountIdentifier?: string | undefined;
+  receiverAccountIdentifier?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  reference?: string | undefined;
+  /** ISO 8601 date-times, both inclusive, on createdAt. */
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+  sortOrder: SortOrder;
+}
 
 export const PAYMENT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 
