@@ -1,5 +1,5 @@
 // Written once per engine: lockWebhookConfig and recordDeliveries.
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import type { PageQuery } from './page.js';
@@ -99,11 +99,16 @@ export async function recordDeliveries(on: Queryable, deliveries: readonly { eve
     for (const { eventId, at } of deliveries) await recordEventAttempt(db, eventId, { state: 'DELIVERED', at, nextAttemptAt: null });
     return;
   }
-  await sql`update webhook_events as e
+  await markDelivered(rowsRelation({ id: 'text', n: 'integer', at: 'bigint' }, [...byEvent.values()])).execute(db);
+}
+
+/** PostgreSQL: the events of relation `v` (id, n, at) DELIVERED at `at`, each with `n` attempts more. */
+function markDelivered(deliveries: RawBuilder<unknown>) {
+  return sql`update webhook_events as e
     set attempt_count = e.attempt_count + v.n, last_attempt_at = v.at, updated_at = v.at,
         delivery_state = 'DELIVERED', delivered_at = v.at, next_attempt_at = null
-    from ${rowsRelation({ id: 'text', n: 'integer', at: 'bigint' }, [...byEvent.values()])}
-    where e.id = v.id`.execute(db);
+    from ${deliveries}
+    where e.id = v.id`;
 }
 
 /**
@@ -130,12 +135,7 @@ export async function recordDeliveredJobs(
     a as (
       insert into webhook_attempts (id, event_id, platform_id, attempted_at, url, response_status, latency_ms, error, response_excerpt)
       select id, event_id, platform_id, attempted_at, url, response_status, latency_ms, error, response_excerpt from d),
-    e as (
-      update webhook_events as e
-      set attempt_count = e.attempt_count + v.n, last_attempt_at = v.at, updated_at = v.at,
-          delivery_state = 'DELIVERED', delivered_at = v.at, next_attempt_at = null
-      from (select event_id, count(*)::integer as n, max(at) as at from d group by event_id) as v
-      where e.id = v.event_id)
+    e as (${markDelivered(sql`(select event_id as id, count(*)::integer as n, max(at) as at from d group by event_id) as v`)})
     select id from held`.execute(on.db);
   return new Set(rows.map((r) => r.id));
 }
