@@ -92,7 +92,10 @@ export function jobRow(job: NewJob, now: number): JobRow {
 export function dbClockMs(engine: Engine): RawBuilder<number> {
   return engine === 'postgres'
     ? sql<number>`(extract(epoch from statement_timestamp()) * 1000)::bigint`
-    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+    : // julianday is SQLite's whole milliseconds as a fraction of a day: truncating it back gave the
+      // millisecond before Date.now() half the time, so a job enqueued due now and claimed within the
+      // same millisecond was not due yet, and waited for the next JOB_POLL_MS poll.
+      sql<number>`cast(round((julianday('now') - 2440587.5) * 86400000) as integer)`;
 }
 
 /**

@@ -237,6 +237,18 @@ describeEachEngine(
       expect(again.nextDueMs).toBeGreaterThan(4_000);
     });
 
+    it("a job enqueued due now is due at once by the database's clock, also within the same millisecond", async () => {
+      const { store } = t.services;
+      const kind = `test.now.${t.engine}`;
+      // Truncating SQLite's julianday answered the millisecond before Date.now() about half the time.
+      for (let i = 0; i < 200; i++) {
+        const id = newId('Job');
+        await store.transaction((uow) => enqueueJob(uow, { id, kind, payload: {} }));
+        const claimed = await claimDueJobs(store, { owner: 'me', kinds: [kind], leaseMs: 60_000, limit: 1 });
+        expect(claimed.map((j) => j.id)).toEqual([id]);
+      }
+    });
+
     it('records accepted deliveries and ends their jobs in one statement on PostgreSQL, only those whose lease the owner still holds', async () => {
       const { store } = t.services;
       const caller = await t.newCaller();
