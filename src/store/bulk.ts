@@ -1,6 +1,6 @@
 // Written once per engine: updateRows (PostgreSQL one statement from typed arrays, SQLite one per row).
 import { sql, type RawBuilder } from 'kysely';
-import type { Queryable } from './store.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 /** A column's PostgreSQL type, as a row's JSON value is read into it. */
 export type ColumnType = 'text' | 'bigint' | 'integer';
@@ -18,37 +18,33 @@ export function rowsRelation(columns: Record<string, ColumnType>, rows: readonly
 }
 
 /**
- * Updates many rows of one table by id, each with its own values, in the caller's transaction.
- * PostgreSQL: one statement for all of them (see rowsRelation), as every statement is a round
- * trip and the worker's landing holds an account's row lock across them. SQLite: one statement per
- * row, which costs no round trip. `onlyWhere` is a further condition on the row as it is, e.g.
- * `status = 'PENDING'`: a row that fails it is left alone. Returns how many rows were updated.
+ * Updates many rows of one table by id, each with its own values, in the caller's unit of work (a
+ * write nobody reads: see UnitOfWork.write). PostgreSQL: one statement for all of them (see
+ * rowsRelation), as every statement is a round trip and the worker's landing holds an account's
+ * row lock across them. SQLite: one statement per row, which costs no round trip. `onlyWhere` is a
+ * further condition on the row as it is, e.g. `status = 'PENDING'`: a row that fails it is left alone.
  */
 export async function updateRows<R extends { id: string }>(
-  on: Queryable,
+  uow: UnitOfWork,
   table: string,
   columns: Record<Exclude<keyof R & string, 'id'>, ColumnType>,
   rows: readonly R[],
   onlyWhere?: { column: string; equals: string },
-): Promise<number> {
-  if (rows.length === 0) return 0;
+): Promise<void> {
+  if (rows.length === 0) return;
   const names = Object.keys(columns) as (keyof R & string)[];
-  const { db } = on;
-  if (on.engine === 'postgres') {
+  if (uow.engine === 'postgres') {
     const sets = sql.join(names.map((n) => sql`${sql.ref(n)} = v.${sql.ref(n)}`));
     const extra = onlyWhere ? sql` and ${sql.ref(`t.${onlyWhere.column}`)} = ${onlyWhere.equals}` : sql``;
     const relation = rowsRelation({ id: 'text', ...columns }, rows as readonly Record<string, unknown>[]);
-    const r = await sql`update ${sql.table(table)} as t set ${sets} from ${relation} where t.id = v.id${extra}`.execute(db);
-    return Number(r.numAffectedRows ?? 0);
+    await uow.write(sql`update ${sql.table(table)} as t set ${sets} from ${relation} where t.id = v.id${extra}`);
+    return;
   }
-  let updated = 0;
   for (const row of rows) {
     const sets = sql.join(names.map((n) => sql`${sql.ref(n)} = ${row[n] as unknown}`));
     const extra = onlyWhere ? sql` and ${sql.ref(onlyWhere.column)} = ${onlyWhere.equals}` : sql``;
-    const r = await sql`update ${sql.table(table)} set ${sets} where id = ${row.id}${extra}`.execute(db);
-    updated += Number(r.numAffectedRows ?? 0);
+    await uow.write(sql`update ${sql.table(table)} set ${sets} where id = ${row.id}${extra}`);
   }
-  return updated;
 }
 
 /**

@@ -205,8 +205,8 @@ export async function cardsByIds(db: Executor, ids: readonly string[]): Promise<
 export type CardTransactionChanges = Pick<CardTransactionRow, 'id'> & Omit<CardTransactionRow, 'id' | 'platform_id' | 'card_id' | 'customer_id' | 'merchant' | 'currency' | 'issuer_transaction_token' | 'list_position' | 'direction' | 'opened_by'>;
 
 /** Writes each transaction's changed columns (see updateRows: one statement on PostgreSQL). */
-export async function updateCardTransactions(on: Queryable, rows: readonly CardTransactionChanges[]): Promise<void> {
-  await updateRows<CardTransactionChanges>(on, 'card_transactions', {
+export async function updateCardTransactions(uow: UnitOfWork, rows: readonly CardTransactionChanges[]): Promise<void> {
+  await updateRows<CardTransactionChanges>(uow, 'card_transactions', {
     status: 'text',
     account_id: 'text',
     authorized_amount: 'bigint',
@@ -283,8 +283,9 @@ export async function insertCardOperation(db: Executor, row: CardOperationRow): 
   await db.insertInto('card_operations').values(row).execute();
 }
 
-export async function insertCardOperations(db: Executor, rows: readonly CardOperationRow[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('card_operations').values([...rows]).execute();
+/** A write nobody reads (see UnitOfWork.write). */
+export async function insertCardOperations(uow: UnitOfWork, rows: readonly CardOperationRow[]): Promise<void> {
+  if (rows.length > 0) await uow.write(uow.db.insertInto('card_operations').values([...rows]));
 }
 
 /** Every operation of the given transactions, in acceptance order. */
@@ -302,8 +303,8 @@ export async function operationsOf(db: Executor, transactionIds: string[]): Prom
 export type FinishedOperation = Pick<CardOperationRow, 'id' | 'amount' | 'reason'> & { status: Exclude<CardOperationStatus, 'PENDING'>; processed_at: number };
 
 /** Ends operations that are still PENDING (see updateRows: one statement on PostgreSQL); one already ended is left alone. */
-export async function finishCardOperations(on: Queryable, rows: readonly FinishedOperation[]): Promise<void> {
-  await updateRows<FinishedOperation>(on, 'card_operations', { status: 'text', amount: 'bigint', reason: 'text', processed_at: 'bigint' }, rows, {
+export async function finishCardOperations(uow: UnitOfWork, rows: readonly FinishedOperation[]): Promise<void> {
+  await updateRows<FinishedOperation>(uow, 'card_operations', { status: 'text', amount: 'bigint', reason: 'text', processed_at: 'bigint' }, rows, {
     column: 'status',
     equals: 'PENDING',
   });

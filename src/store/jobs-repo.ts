@@ -29,7 +29,7 @@ export async function enqueueJob(uow: UnitOfWork, job: NewJob, now = Date.now())
 export async function enqueueJobs(uow: UnitOfWork, jobs: readonly NewJob[], now = Date.now()): Promise<void> {
   if (jobs.length === 0) return;
   const { rows, inserted } = enqueuedRows(uow, jobs, now);
-  await uow.db.insertInto('jobs').values(rows).execute();
+  await uow.write(uow.db.insertInto('jobs').values(rows));
   inserted();
 }
 

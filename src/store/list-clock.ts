@@ -27,7 +27,7 @@ const nextPosition = (platformId: string, now: number) => sql<{ list_clock: numb
  * a position (they become visible together; ties go by id). Taking it last holds the lock for this
  * and the commit only; platforms are taken in id order, so two transactions never deadlock on them.
  */
-export async function assignListPositions(uow: Queryable, listed: ListedRows, now: number): Promise<void> {
+export async function assignListPositions(uow: UnitOfWork, listed: ListedRows, now: number): Promise<void> {
   for (const platformId of [...listed.keys()].sort()) {
     const tables = [...listed.get(platformId)!];
     const clock = nextPosition(platformId, now);
@@ -38,7 +38,8 @@ export async function assignListPositions(uow: Queryable, listed: ListedRows, no
         ([table, ids], i) =>
           sql`${sql.raw(`placed_${i}`)} as (update ${sql.table(table)} set list_position = (select list_clock from clock) where id in (${sql.join(ids)}) and exists (select 1 from clock))`,
       );
-      await sql`with clock as (${clock}), ${sql.join(place)} select 1`.execute(uow.db);
+      // Sent with COMMIT, in its round trip (see UnitOfWork.write).
+      await uow.write(sql`with clock as (${clock}), ${sql.join(place)} select 1`);
       continue;
     }
     const r = await clock.execute(uow.db);

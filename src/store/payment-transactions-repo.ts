@@ -41,8 +41,8 @@ export async function lockPaymentTransactions(uow: UnitOfWork, ids: readonly str
 export type PaymentTransactionChange = Pick<PaymentTransactionRow, 'id' | 'status' | 'failure_reason' | 'refund' | 'settled_at' | 'updated_at'>;
 
 /** Writes each transaction's landing (see updateRows: one statement on PostgreSQL); one id at most once. */
-export async function updatePaymentTransactions(on: Queryable, rows: readonly PaymentTransactionChange[]): Promise<void> {
-  await updateRows<PaymentTransactionChange>(on, 'payment_transactions', { status: 'text', failure_reason: 'text', refund: 'text', settled_at: 'bigint', updated_at: 'bigint' }, rows);
+export async function updatePaymentTransactions(uow: UnitOfWork, rows: readonly PaymentTransactionChange[]): Promise<void> {
+  await updateRows<PaymentTransactionChange>(uow, 'payment_transactions', { status: 'text', failure_reason: 'text', refund: 'text', settled_at: 'bigint', updated_at: 'bigint' }, rows);
 }
 
 export async function updatePaymentTransaction(

@@ -1,5 +1,6 @@
 import { PostgresDialect, PostgresDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import type pg from 'pg';
+import { FLUSH_WRITES, isDeferred, undoes, withValuesWritten } from './pg-deferred-writes.js';
 import { PreparedStatements } from './pg-prepared-statements.js';
 
 /**
@@ -40,22 +41,60 @@ class PreparingPostgresDriver extends PostgresDriver {
   }
 
   override async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    (connection as PreparingConnection).client.release();
+    (connection as PreparingConnection).release();
   }
 }
 
 class PreparingConnection implements DatabaseConnection {
+  /** Writes deferred in the open transaction, with their values written in (see pg-deferred-writes). */
+  private deferred: string[] = [];
+
   constructor(
     readonly client: pg.PoolClient,
     private readonly statements: PreparedStatements,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (isDeferred(query)) {
+      const text = withValuesWritten(query);
+      if (text !== undefined) {
+        this.deferred.push(text);
+        return { rows: [] };
+      }
+    } else if (query === FLUSH_WRITES) {
+      await this.flush();
+      return { rows: [] };
+    } else if (this.deferred.length > 0 && undoes(query.sql)) {
+      this.deferred = [];
+    } else if (this.deferred.length > 0 && query.parameters.length === 0) {
+      // Transaction control (a savepoint, COMMIT) goes in the same round trip as the writes before it.
+      const texts = [...this.deferred, query.sql];
+      this.deferred = [];
+      const results = (await this.client.query(texts.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
+      return this.answer(Array.isArray(results) ? results[results.length - 1]! : results);
+    }
+    await this.flush();
     const values = [...query.parameters];
     // pg's errors already carry the caller's stack (it captures one in client.query), so no wrapping here.
-    const { command, rowCount, rows } =
-      values.length === 0 ? await this.client.query(query.sql) : await this.statements.query(this.client, query.sql, values);
+    const result = values.length === 0 ? await this.client.query(query.sql) : await this.statements.query(this.client, query.sql, values);
+    return this.answer(result);
+  }
+
+  private answer<R>({ command, rowCount, rows }: pg.QueryResult): QueryResult<R> {
     return { numAffectedRows: AFFECTING.has(command) ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };
+  }
+
+  private async flush(): Promise<void> {
+    if (this.deferred.length === 0) return;
+    const texts = this.deferred;
+    this.deferred = [];
+    await this.client.query(texts.join(';\n'));
+  }
+
+  /** Whatever is still deferred is dropped: a transaction ends with COMMIT or ROLLBACK, which send or drop it. */
+  release(): void {
+    this.deferred = [];
+    this.client.release();
   }
 
   // Kysely streams from PostgreSQL through pg-cursor only, which this service does not use.

@@ -1,4 +1,5 @@
-import type { ControlledTransaction } from 'kysely';
+import type { Compilable, ControlledTransaction, RawBuilder } from 'kysely';
+import { deferred, FLUSH_WRITES } from './pg-deferred-writes.js';
 import type { Database } from './database.js';
 import { assignListPositions, type ListedRows, type ListedTable } from './list-clock.js';
 import type { Engine, Trx } from './store.js';
@@ -99,6 +100,17 @@ export class UnitOfWork {
     this.current.list(platformId, table, id);
   }
 
+  /**
+   * A write whose answer nobody reads and that no caller expects to fail (events, jobs, a batch's
+   * row updates): on PostgreSQL it goes out with this unit of work's next statement, in the same
+   * round trip (see pg-deferred-writes), so an error in it is thrown there; any statement after it
+   * sees it, as if it had been sent alone. On SQLite, which has no round trips, it runs now.
+   */
+  async write(query: Compilable | RawBuilder<unknown>): Promise<void> {
+    const compiled = 'isRawBuilder' in query ? query.compile(this.db) : query.compile();
+    await this.db.executeQuery(this.engine === 'postgres' ? deferred(compiled) : compiled);
+  }
+
   /** Runs `signal` once this commits (never if it rolls back); a signal asked for twice runs once. */
   afterCommit(signal: () => void): void {
     this.current.signals.add(signal);
@@ -149,6 +161,8 @@ export class UnitOfWork {
     let result: T;
     try {
       result = await fn(this);
+      // Its deferred writes (see write) are sent inside it: one that fails undoes the savepoint, not the unit of work.
+      if (this.engine === 'postgres') await this.trx.executeQuery(FLUSH_WRITES);
     } catch (err) {
       await savepoint.rollback();
       throw err;

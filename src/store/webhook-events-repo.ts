@@ -13,10 +13,10 @@ export async function insertWebhookEvents(uow: UnitOfWork, rows: readonly Webhoo
   const events = uow.db.insertInto('webhook_events').values(rows.map((r) => ({ ...r, list_position: r.created_at })));
   if (uow.engine === 'postgres' && jobs.length > 0) {
     const { rows: jobRows, inserted } = enqueuedRows(uow, jobs, now);
-    await uow.db.with('e', () => events).insertInto('jobs').values(jobRows).execute();
+    await uow.write(uow.db.with('e', () => events).insertInto('jobs').values(jobRows));
     inserted();
   } else {
-    await events.execute();
+    await uow.write(events);
     await enqueueJobs(uow, jobs, now);
   }
   for (const r of rows) uow.listAtCommit(r.platform_id, 'webhook_events', r.id);

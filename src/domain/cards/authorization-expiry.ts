@@ -28,7 +28,7 @@ async function expireBatch(uow: UnitOfWork, a: { platformId: string; platformNow
   const ids = await dueAuthorizations(uow, { ...a, limit: EXPIRY_BATCH });
   const rows = (await repo.lockCardTransactions(uow, ids)).filter((r) => r.platform_id === a.platformId && r.status === 'AUTHORIZED' && r.settled_amount === 0);
   const operations = rows.map((row) => newOperation(row, 'AUTHORIZATION_EXPIRY', a.platformNow));
-  await repo.insertCardOperations(uow.db, operations);
+  await repo.insertCardOperations(uow, operations);
   await repo.bumpNextSeq(uow.db, rows.map((r) => r.id));
   const jobs: CardSimulationJob[] = operations.map((o) => ({ platformId: a.platformId, cardTransactionId: o.card_transaction_id, operationId: o.id }));
   if (jobs.length > 0) await landOperations(uow, jobs, log, { now: a.platformNow });

@@ -219,7 +219,12 @@ class LandingWrites {
   readonly postings: Posting[] = [];
 
   async write(uow: UnitOfWork, landings: Iterable<Landing>, now: number): Promise<void> {
-    await repo.insertCardOperations(uow.db, this.inserted);
+    // The ledger first, as the one write whose answer is read (the balances after, for the balance
+    // events): on PostgreSQL the others are deferred (UnitOfWork.write) and go out with COMMIT, so
+    // from the account's lock to the commit the landing takes three round trips (lock, ledger,
+    // the rest with COMMIT) where it took nine.
+    await postAll(uow, this.postings, now);
+    await repo.insertCardOperations(uow, this.inserted);
     await repo.finishCardOperations(uow, this.finished);
     const changed: CardTransactionChanges[] = [];
     for (const l of landings) {
@@ -228,7 +233,6 @@ class LandingWrites {
       changed.push(changes);
     }
     await repo.updateCardTransactions(uow, changed);
-    await postAll(uow, this.postings, now);
     await enqueueJobs(uow, this.jobs, now);
     await recordWebhookEvents(uow, this.events, now);
   }
