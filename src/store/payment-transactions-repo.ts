@@ -12,7 +12,8 @@ export type PaymentTransactionView = PaymentTransactionRow & { platform_customer
 
 /** Inserts a transfer, placed on the platform's lists (beside card transactions) when the unit of work commits. */
 export async function insertPaymentTransaction(uow: UnitOfWork, row: PaymentTransactionRow): Promise<void> {
-  await insertListed(uow, 'payment_transactions', row, (db, r) => db.insertInto('payment_transactions').values(r).execute());
+  // Nothing reads its answer: it goes out with the unit of work's next statement (see UnitOfWork.write).
+  await insertListed(uow, 'payment_transactions', row, (db, r) => uow.write(db.insertInto('payment_transactions').values(r)));
 }
 
 function visible(db: Executor, platformId: string) {

@@ -42,10 +42,10 @@ export async function setQuoteStatusByTransaction(db: Executor, transactionId: s
 }
 
 /** setQuoteStatusByTransaction for many transactions: a statement per status. */
-export async function setQuoteStatusesByTransaction(db: Executor, changes: readonly { transactionId: string; status: string }[], now: number): Promise<void> {
+export async function setQuoteStatusesByTransaction(uow: UnitOfWork, changes: readonly { transactionId: string; status: string }[], now: number): Promise<void> {
   const byStatus = new Map<string, string[]>();
   for (const c of changes) byStatus.set(c.status, [...(byStatus.get(c.status) ?? []), c.transactionId]);
-  for (const [status, ids] of byStatus) await db.updateTable('quotes').set({ status, updated_at: now }).where('transaction_id', 'in', ids).execute();
+  for (const [status, ids] of byStatus) await uow.write(uow.db.updateTable('quotes').set({ status, updated_at: now }).where('transaction_id', 'in', ids));
 }
 
 /** A quote of this platform; another platform's is not found. */

@@ -80,15 +80,14 @@ export class TransferWrites {
   }
 
   /**
-   * The account rows are locked last: every statement before COMMIT after that lock is time every
-   * other transfer or landing on the account waits (on PostgreSQL, a round trip each). One account
-   * is locked by its posting itself; several are locked first, in id order (customers' accounts,
-   * then the platform's), so that two batches cannot deadlock on them.
+   * Every statement from an account's lock to COMMIT is time every other transfer or landing on
+   * the account waits (on PostgreSQL, a round trip each). The postings come first, as the writes
+   * whose answer is read (the balances after); the others are deferred (UnitOfWork.write) and go
+   * out with COMMIT, so the lock is held for the postings' round trip and COMMIT's. One account is
+   * locked by its posting itself; several are locked first, in id order (customers' accounts, then
+   * the platform's), so that two batches cannot deadlock on them.
    */
   async write(uow: UnitOfWork, now: number): Promise<void> {
-    await repo.updatePaymentTransactions(uow, [...this.changes.values()]);
-    await setQuoteStatusesByTransaction(uow.db, [...this.quotes].map(([transactionId, status]) => ({ transactionId, status })), now);
-    await recordWebhookEvents(uow, this.events, now, this.jobs);
     const customers = [...new Set(this.postings.map((p) => p.accountId))];
     const platforms = [...new Set(this.platformPostings.map((p) => p.accountId))];
     if (customers.length + platforms.length > 1) {
@@ -97,6 +96,9 @@ export class TransferWrites {
     }
     if (this.postings.length > 0) await postAll(uow, this.postings, now);
     await postAllToPlatformAccounts(uow, this.platformPostings, now);
+    await repo.updatePaymentTransactions(uow, [...this.changes.values()]);
+    await setQuoteStatusesByTransaction(uow, [...this.quotes].map(([transactionId, status]) => ({ transactionId, status })), now);
+    await recordWebhookEvents(uow, this.events, now, this.jobs);
   }
 }
 
