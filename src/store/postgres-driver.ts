@@ -1,6 +1,6 @@
 import { PostgresDialect, PostgresDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import type pg from 'pg';
-import { FLUSH_WRITES, isDeferred, undoes, withValuesWritten } from './pg-deferred-writes.js';
+import { FLUSH_WRITES, isDeferred, opensTransaction, undoes, withValuesWritten } from './pg-deferred-writes.js';
 import { PreparedStatements } from './pg-prepared-statements.js';
 
 /**
@@ -46,8 +46,10 @@ class PreparingPostgresDriver extends PostgresDriver {
 }
 
 class PreparingConnection implements DatabaseConnection {
-  /** Writes deferred in the open transaction, with their values written in (see pg-deferred-writes). */
+  /** Statements held back to go with the next one (see pg-deferred-writes): a BEGIN, writes, with their values written in. */
   private deferred: string[] = [];
+  /** The transaction's BEGIN is among them: nothing of the transaction has been sent yet. */
+  private beginHeld = false;
 
   constructor(
     readonly client: pg.PoolClient,
@@ -55,23 +57,35 @@ class PreparingConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (isDeferred(query)) {
-      const text = withValuesWritten(query);
-      if (text !== undefined) {
-        this.deferred.push(text);
-        return { rows: [] };
-      }
-    } else if (query === FLUSH_WRITES) {
+    if (query === FLUSH_WRITES) {
       await this.flush();
       return { rows: [] };
-    } else if (this.deferred.length > 0 && undoes(query.sql)) {
+    }
+    const begins = opensTransaction(query.sql);
+    if (begins || isDeferred(query)) {
+      const text = begins ? query.sql : withValuesWritten(query);
+      if (text !== undefined) {
+        this.deferred.push(text);
+        this.beginHeld ||= begins;
+        return { rows: [] };
+      }
+    } else if (undoes(query.sql) && this.deferred.length > 0) {
+      // What it would undo was never sent; a transaction none of which was sent needs no ROLLBACK.
+      const unsent = this.beginHeld;
       this.deferred = [];
-    } else if (this.deferred.length > 0 && query.parameters.length === 0) {
-      // Transaction control (a savepoint, COMMIT) goes in the same round trip as the writes before it.
-      const texts = [...this.deferred, query.sql];
-      this.deferred = [];
-      const results = (await this.client.query(texts.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
-      return this.answer(Array.isArray(results) ? results[results.length - 1]! : results);
+      this.beginHeld = false;
+      if (unsent) return { rows: [] };
+    } else if (this.deferred.length > 0) {
+      // The statement goes in the same round trip as those held back, written out the same way
+      // (unprepared: PostgreSQL parses it again, which costs less than the round trip; see pg-deferred-writes).
+      const text = query.parameters.length === 0 ? query.sql : withValuesWritten(query);
+      if (text !== undefined) {
+        const texts = [...this.deferred, text];
+        this.deferred = [];
+        this.beginHeld = false;
+        const results = (await this.client.query(texts.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
+        return this.answer(Array.isArray(results) ? results[results.length - 1]! : results);
+      }
     }
     await this.flush();
     const values = [...query.parameters];
@@ -88,12 +102,14 @@ class PreparingConnection implements DatabaseConnection {
     if (this.deferred.length === 0) return;
     const texts = this.deferred;
     this.deferred = [];
+    this.beginHeld = false;
     await this.client.query(texts.join(';\n'));
   }
 
-  /** Whatever is still deferred is dropped: a transaction ends with COMMIT or ROLLBACK, which send or drop it. */
+  /** Whatever is still held back is dropped: a transaction ends with COMMIT or ROLLBACK, which send or drop it. */
   release(): void {
     this.deferred = [];
+    this.beginHeld = false;
     this.client.release();
   }
 

@@ -102,17 +102,43 @@ for (const engine of ENGINES) {
     });
 
     if (engine === 'postgres') {
-      it('go out with COMMIT in one round trip', async () => {
+      it('go out with the next statement in one round trip, BEGIN with the first', async () => {
         const queries = vi.spyOn(pg.Client.prototype, 'query');
         await store.transaction(async (uow) => {
-          queries.mockClear();
           for (let i = 0; i < 5; i++) await uow.write(uow.db.insertInto('server_settings').values({ key: `trip:${i}`, value: 'x' }));
           await uow.write(sql`update server_settings set value = ${'y'} where key = ${'trip:0'}`);
           expect(queries).not.toHaveBeenCalled();
+          // A read goes with them (BEGIN first), and sees them.
+          expect((await uow.db.selectFrom('server_settings').select('value').where('key', 'like', 'trip:%').orderBy('key').execute()).map((r) => r.value)).toEqual(['y', 'x', 'x', 'x', 'x']);
+          expect(queries).toHaveBeenCalledTimes(1);
+          await uow.write(uow.db.insertInto('server_settings').values({ key: 'trip:5', value: 'z' }));
         });
-        // The six writes and COMMIT.
-        expect(queries).toHaveBeenCalledTimes(1);
-        expect(await settings('trip:')).toEqual([['trip:0', 'y'], ...[1, 2, 3, 4].map((i) => [`trip:${i}`, 'x'])]);
+        // The last write and COMMIT.
+        expect(queries).toHaveBeenCalledTimes(2);
+        expect(await settings('trip:')).toEqual([['trip:0', 'y'], ...[1, 2, 3, 4].map((i) => [`trip:${i}`, 'x']), ['trip:5', 'z']]);
+      });
+
+      it('a transaction none of which was sent is rolled back without a statement; one whose read failed rolls back', async () => {
+        const queries = vi.spyOn(pg.Client.prototype, 'query');
+        await expect(
+          store.transaction(async (uow) => {
+            await uow.write(uow.db.insertInto('server_settings').values({ key: 'unsent:a', value: 'x' }));
+            throw new Error('before anything was sent');
+          }),
+        ).rejects.toThrow('before anything was sent');
+        expect(queries).not.toHaveBeenCalled();
+        await expect(
+          store.transaction(async (uow) => {
+            await uow.write(uow.db.insertInto('server_settings').values({ key: 'unsent:b', value: 'x' }));
+            await sql`select 1 / 0`.execute(uow.db);
+          }),
+        ).rejects.toThrow(/division by zero/);
+        // The read with BEGIN and the write, then ROLLBACK.
+        expect(queries).toHaveBeenCalledTimes(2);
+        expect(await settings('unsent:')).toEqual([]);
+        // The connection went back to the pool clean: the next transaction commits as usual.
+        await store.transaction((uow) => uow.write(uow.db.insertInto('server_settings').values({ key: 'unsent:c', value: 'x' })));
+        expect(await settings('unsent:')).toEqual([['unsent:c', 'x']]);
       });
     }
   });
