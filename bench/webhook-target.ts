@@ -21,7 +21,7 @@ export const completedPaymentId = (payload: Record<string, unknown>): string | u
 export interface TargetOptions {
   /** Node flags for the server process; BENCH_NODE_ARGS unless given. */
   nodeArgs?: string[];
-  /** Keep the database at the end and say where it is (the webhooks bench's BENCH_KEEP_DATA). */
+  /** Keep the database at the end and say where it is (BENCH_KEEP_DATA, for the webhooks and payment benches). */
   keepData?: boolean;
   /** Server processes sharing the port (HTTP_PROCESSES; the benches' --processes): 1 unless said. */
   processes?: number;
@@ -305,7 +305,7 @@ export async function runPaymentBench(
   const engines = parseEngines(values.engine);
   const processes = Number(values.processes);
   const start = async (engine: Engine): Promise<PaymentTarget> => {
-    const target = await WebhookTarget.start(engine, bench.name, completedPaymentId, { processes });
+    const target = await WebhookTarget.start(engine, bench.name, completedPaymentId, { processes, keepData: Boolean(process.env.BENCH_KEEP_DATA) });
     try {
       const request = await bench.setup(target);
       await target.listen();

@@ -1,5 +1,6 @@
 // Written once per engine: dbClockMs, claimDueJobsByKind, dueJobIds and finishDoneJobs.
 import { sql, type RawBuilder } from 'kysely';
+import { executePlannedEachRun } from './pg-prepared-statements.js';
 import { rowsRelation } from './bulk.js';
 import type { Engine, Executor, Queryable } from './store.js';
 import type { JobRow } from './tables/jobs.js';
@@ -161,7 +162,7 @@ function dueJobIds(on: Queryable, kinds: string[], limit: number) {
  * of the database's clock.
  */
 async function leaseJobs(on: Queryable, args: { owner: string; leaseMs: number }, picks: ReturnType<typeof dueJobIds>[]): Promise<JobRow[]> {
-  return leaseQuery(on, args, picks).execute();
+  return (await executePlannedEachRun(on.db, leaseQuery(on, args, picks))).rows;
 }
 
 function leaseQuery(on: Queryable, args: { owner: string; leaseMs: number }, picks: ReturnType<typeof dueJobIds>[]) {
@@ -227,10 +228,10 @@ export async function claimDueJobsAndNextDue(
   const claim = leaseQuery(on, args, wanted.map(([kind, limit]) => dueJobIds(on, [kind], limit)));
   // The due-time read sees the table as it was before the claim: the claimed jobs are left out by id.
   const due = nextDueQuery(on, next.kinds, next.lookbackMs).where(sql<boolean>`id not in (select id from claimed)`);
-  const { rows } = await sql<{ claimed: JobRow[] | null; next: number | string | null; now: number | string }>`with
+  const { rows } = await executePlannedEachRun(on.db, sql<{ claimed: JobRow[] | null; next: number | string | null; now: number | string }>`with
     claimed as (${claim}),
     due as (${due})
-    select (select json_agg(claimed) from claimed) as claimed, due.next, due.now from due`.execute(on.db);
+    select (select json_agg(claimed) from claimed) as claimed, due.next, due.now from due`);
   const row = rows[0]!;
   return { jobs: row.claimed ?? [], nextDueMs: msUntil(row) };
 }
@@ -259,8 +260,8 @@ export async function finishJob(
     .where('lease_owner', '=', args.owner)
     .where('state', '=', 'queued');
   if (args.attempts !== undefined) q = q.where('attempts', '=', args.attempts);
-  const r = await q.executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+  const r = await executePlannedEachRun(on.db, q);
+  return Number(r.numAffectedRows) === 1;
 }
 
 /**
@@ -275,7 +276,7 @@ export async function finishDoneJobs(on: Queryable, owner: string, runs: readonl
     for (const run of runs) if (await finishJob(on, { id: run.id, owner, state: 'done', attempts: run.attempts })) held.add(run.id);
     return held;
   }
-  const r = await endDoneJobs(owner, runs).execute(on.db);
+  const r = await executePlannedEachRun(on.db, endDoneJobs(owner, runs));
   for (const row of r.rows) held.add(row.id);
   return held;
 }

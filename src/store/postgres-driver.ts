@@ -1,7 +1,7 @@
 import { PostgresDialect, PostgresDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import type pg from 'pg';
 import { FLUSH_WRITES, isDeferred, opensTransaction, undoes, withValuesWritten } from './pg-deferred-writes.js';
-import { PreparedStatements } from './pg-prepared-statements.js';
+import { isPlannedEachRun, PreparedStatements } from './pg-prepared-statements.js';
 
 /**
  * Distinct statement texts the query builder sends that are named (prepared once per connection)
@@ -90,7 +90,12 @@ class PreparingConnection implements DatabaseConnection {
     await this.flush();
     const values = [...query.parameters];
     // pg's errors already carry the caller's stack (it captures one in client.query), so no wrapping here.
-    const result = values.length === 0 ? await this.client.query(query.sql) : await this.statements.query(this.client, query.sql, values);
+    const result =
+      values.length === 0
+        ? await this.client.query(query.sql)
+        : isPlannedEachRun(query)
+          ? await this.client.query({ text: query.sql, values })
+          : await this.statements.query(this.client, query.sql, values);
     return this.answer(result);
   }
 

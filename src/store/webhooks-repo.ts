@@ -1,5 +1,6 @@
 // Written once per engine: lockWebhookConfig and recordDeliveries.
 import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { executePlannedEachRun } from './pg-prepared-statements.js';
 import type { Database } from './database.js';
 import { keysetPage } from './keyset.js';
 import type { PageQuery } from './page.js';
@@ -129,14 +130,14 @@ export async function recordDeliveredJobs(
     { job_id: 'text', id: 'text', event_id: 'text', platform_id: 'text', attempted_at: 'bigint', url: 'text', response_status: 'integer', latency_ms: 'integer', error: 'text', response_excerpt: 'text', at: 'bigint' },
     runs.map((r) => ({ ...r.attempt, job_id: r.jobId, at: r.at })),
   );
-  const { rows } = await sql<{ id: string }>`with
+  const { rows } = await executePlannedEachRun(on.db, sql<{ id: string }>`with
     held as (${endDoneJobs(owner, runs.map((r) => ({ id: r.jobId, attempts: r.attempts })))}),
     d as (select v.* from ${attempts} where v.job_id in (select id from held)),
     a as (
       insert into webhook_attempts (id, event_id, platform_id, attempted_at, url, response_status, latency_ms, error, response_excerpt)
       select id, event_id, platform_id, attempted_at, url, response_status, latency_ms, error, response_excerpt from d),
     e as (${markDelivered(sql`(select event_id as id, count(*)::integer as n, max(at) as at from d group by event_id) as v`)})
-    select id from held`.execute(on.db);
+    select id from held`);
   return new Set(rows.map((r) => r.id));
 }
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/store/migrator.js';
-import { PreparedStatements } from '../../src/store/pg-prepared-statements.js';
+import { executePlannedEachRun, PreparedStatements } from '../../src/store/pg-prepared-statements.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { insertPlatform } from '../../src/store/tokens-repo.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
@@ -37,6 +37,13 @@ describe.skipIf(!engineAvailable('postgres'))('PostgreSQL driver: the query buil
     // Without parameters a statement runs as it is: this very query, and transaction control.
     await store.db.transaction().execute((trx) => sql`select 1`.execute(trx));
     expect((await prepared()).filter((r) => !r.name.startsWith('q_') || /pg_prepared_statements|^(begin|commit)/.test(r.statement))).toEqual([]);
+  });
+
+  it('runs a statement of executePlannedEachRun unnamed, so that each run is planned for the table as it is then', async () => {
+    const query = store.db.selectFrom('platforms').select('name').where('id', '=', 'Platform:named-1').where('name', '=', 'one');
+    // More runs than the five after which PostgreSQL would settle on a generic plan for a named statement.
+    for (let i = 0; i < 7; i++) expect((await executePlannedEachRun(store.db, query)).rows).toEqual([{ name: 'one' }]);
+    expect((await prepared()).filter((r) => r.statement === query.compile().sql)).toEqual([]);
   });
 
   it('runs transactions as Kysely does: a commit keeps, a rollback and a savepoint rolled back to drop', async () => {
