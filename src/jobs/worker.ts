@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import type { Logger } from '../logger.js';
 import { idBoundAt } from '../domain/shared/ids.js';
 import { DELIVER_WEBHOOK_JOB } from '../domain/webhooks/webhook-events.js';
-import { claimDueJobsAndNextDue, claimDueJobsByKind, finishDoneJobs, finishJob, JOBS_WAKEUP_CHANNEL } from '../store/jobs-repo.js';
+import { analyzeJobs, claimDueJobsAndNextDue, claimDueJobsByKind, finishDoneJobs, finishJob, JOBS_WAKEUP_CHANNEL } from '../store/jobs-repo.js';
 import { deleteAttemptsBefore, deleteFinishedJobs } from '../store/retention-repo.js';
 import { deleteRequestLogsBefore, requestLogCutoff } from '../store/request-logs-repo.js';
 import type { WakeupListener } from '../store/pg-wakeups.js';
@@ -98,6 +98,9 @@ export class Worker {
   private fullKinds = new Set<string>();
   /** Claims begun so far (see execute). */
   private claims = 0;
+  /** Jobs claimed so far, and how many more make the jobs table worth analyzing again (see analyzeJobs). */
+  private claimedJobs = 0;
+  private analyzeAt = 200;
   /** A claim took fewer jobs of a kind than it could have but for reserved slots. */
   private claimedShort = false;
   private timer: NodeJS.Timeout | undefined;
@@ -232,6 +235,11 @@ export class Worker {
       this.fullKinds = new Set([...this.handlers.keys()].filter((kind) => (claimed.get(kind) ?? 0) >= (limits.get(kind) ?? 0)));
       for (const job of jobs) this.track(job.kind, this.execute(job));
       if (!claimedAll && !this.stopped) idleMs = this.idleMs(due);
+      this.claimedJobs += jobs.length;
+      if (this.claimedJobs >= this.analyzeAt) {
+        this.analyzeAt *= 10;
+        void analyzeJobs(store).catch((err: unknown) => this.log.warn({ err }, 'analyzing the jobs table failed'));
+      }
     } catch (err) {
       claimedAll = false;
       this.log.error({ err }, 'job claim failed');

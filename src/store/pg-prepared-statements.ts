@@ -57,14 +57,14 @@ export class PreparedStatements {
 const plannedEachRun = new WeakSet<CompiledQuery>();
 
 /**
- * Runs a statement on a table that grows from empty within seconds (jobs) as an unnamed statement
- * on PostgreSQL, planned for each run with the table's size then. A named statement keeps the
- * generic plan PostgreSQL settles on after five runs, made while the table was a few rows, until
- * an ANALYZE, which autovacuum runs a minute or more later: on a new database under load, the claim
- * updated its jobs by a sequential scan of the whole table. Counted with pg_stat_statements (bench
- * webhooks, 300/s, a new database): the claim 6.5 ms and 613 buffers a run, recording deliveries
- * 3.0 ms and 771, as named statements; planned each run, 0.66 ms and 188, 0.93 ms and 245.
- * Planning every statement instead (plan_cache_mode) cost more planning than it saved.
+ * Runs a statement as an unnamed one on PostgreSQL, planned for each run with its table's size
+ * then: for statements on the jobs table, which grows from empty within seconds, that are cheap to
+ * plan (ending jobs). A named statement keeps the generic plan PostgreSQL settles on after five
+ * runs, and on a new database under load that was made while the table held a few rows: a
+ * sequential scan of it, until an ANALYZE (autovacuum's, a minute or more later; see analyzeJobs).
+ * Counted with pg_stat_statements (bench webhooks, 300/s, a new database): recording deliveries
+ * 3.0 ms and 771 buffers a run as a named statement, 0.65 ms and 196 planned each run (0.35 ms of
+ * planning). Planning every statement so (plan_cache_mode) cost more planning than it saved.
  */
 export function executePlannedEachRun<R>(db: Executor, query: Compilable<R> | RawBuilder<R>): Promise<QueryResult<R>> {
   const compiled = 'isRawBuilder' in query ? query.compile(db) : query.compile();
