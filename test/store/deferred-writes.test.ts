@@ -1,13 +1,10 @@
-import { CompiledQuery, sql } from 'kysely';
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CompiledQuery } from 'kysely';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/store/migrator.js';
 import { withValuesWritten } from '../../src/store/pg-deferred-writes.js';
 import { updateRows } from '../../src/store/bulk.js';
-import { openStore, type Store } from '../../src/store/store.js';
 import { insertPlatform } from '../../src/store/tokens-repo.js';
-import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/engines.js';
-import { engineAvailable } from '../helpers/test-app.js';
+import { describeOnNewDatabase } from '../helpers/migrations.js';
 
 /** Values a tenant can put in a name or a webhook body: quotes, backslashes, a placeholder's text, JSON, other scripts. */
 const HOSTILE = ["it's", 'a\\b', "\\'; drop table platforms; --", '$1 $2', '"quoted"', '{"a":"b\\"c"}', 'é 日本 🚀', '', ' ', 'null', 'E\'x\''];
@@ -31,50 +28,37 @@ describe('writing values into a deferred statement (PostgreSQL)', () => {
   });
 });
 
-for (const engine of ENGINES) {
-  describe.skipIf(!engineAvailable(engine))(`a unit of work's writes nobody reads (UnitOfWork.write) [${engine}]`, () => {
-    let db: TestDatabase;
-    let store: Store;
+describeOnNewDatabase("a unit of work's writes nobody reads (UnitOfWork.write)", (t) => {
     const settings = async (prefix: string) =>
-      (await store.db.selectFrom('server_settings').select(['key', 'value']).where('key', 'like', `${prefix}%`).orderBy('key').execute()).map((r) => [r.key, r.value]);
-
-    beforeAll(async () => {
-      db = await createTestDatabase(engine);
-      store = openStore({ databaseUrl: db.databaseUrl, dataDir: db.dataDir });
-      await migrateToLatest(store);
-    });
-    afterAll(async () => {
-      await store.close();
-      await db.drop();
-    });
-    afterEach(() => vi.restoreAllMocks());
+      (await t.store.db.selectFrom('server_settings').select(['key', 'value']).where('key', 'like', `${prefix}%`).orderBy('key').execute()).map((r) => [r.key, r.value]);
+    beforeAll(() => migrateToLatest(t.store));
 
     it('stores every value exactly, and a statement after them sees them', async () => {
       const rows = HOSTILE.map((value, i) => ({ key: `exact:${String(i).padStart(2, '0')}`, value }));
-      await store.transaction(async (uow) => {
+      await t.store.transaction(async (uow) => {
         for (const row of rows) await uow.write(uow.db.insertInto('server_settings').values(row));
         expect((await uow.db.selectFrom('server_settings').select('key').where('key', 'like', 'exact:%').execute()).length).toBe(rows.length);
       });
       expect(await settings('exact:')).toEqual(rows.map((r) => [r.key, r.value]));
       // updateRows sends its values as typed arrays (PostgreSQL).
-      const platformRows = HOSTILE.map((name, i) => ({ id: `Platform:exact-${engine}-${String(i).padStart(2, '0')}`, name: `old ${i}`, created_at: 1 }));
-      for (const row of platformRows) await insertPlatform(store.db, row);
-      await store.transaction((uow) => updateRows(uow, 'platforms', { name: 'text' }, platformRows.map((r, i) => ({ id: r.id, name: HOSTILE[i]! }))));
-      const names = await store.db.selectFrom('platforms').select(['id', 'name']).where('id', 'like', `Platform:exact-${engine}-%`).orderBy('id').execute();
+      const platformRows = HOSTILE.map((name, i) => ({ id: `Platform:exact-${t.store.engine}-${String(i).padStart(2, '0')}`, name: `old ${i}`, created_at: 1 }));
+      for (const row of platformRows) await insertPlatform(t.store.db, row);
+      await t.store.transaction((uow) => updateRows(uow, 'platforms', { name: 'text' }, platformRows.map((r, i) => ({ id: r.id, name: HOSTILE[i]! }))));
+      const names = await t.store.db.selectFrom('platforms').select(['id', 'name']).where('id', 'like', `Platform:exact-${t.store.engine}-%`).orderBy('id').execute();
       expect(names.map((r) => r.name)).toEqual(HOSTILE);
     });
 
     it('a rollback drops them; one that fails fails the commit, which then writes nothing', async () => {
       await expect(
-        store.transaction(async (uow) => {
+        t.store.transaction(async (uow) => {
           await uow.write(uow.db.insertInto('server_settings').values({ key: 'dropped:a', value: 'x' }));
           throw new Error('after the write');
         }),
       ).rejects.toThrow('after the write');
       expect(await settings('dropped:')).toEqual([]);
-      await store.db.insertInto('server_settings').values({ key: 'taken:a', value: 'first' }).execute();
+      await t.store.db.insertInto('server_settings').values({ key: 'taken:a', value: 'first' }).execute();
       await expect(
-        store.transaction(async (uow) => {
+        t.store.transaction(async (uow) => {
           await uow.write(uow.db.insertInto('server_settings').values({ key: 'taken:b', value: 'x' }));
           await uow.write(uow.db.insertInto('server_settings').values({ key: 'taken:a', value: 'again' }));
         }),
@@ -83,8 +67,8 @@ for (const engine of ENGINES) {
     });
 
     it('one that fails inside a savepoint undoes the savepoint only', async () => {
-      await store.db.insertInto('server_settings').values({ key: 'sp:taken', value: 'first' }).execute();
-      await store.transaction(async (uow) => {
+      await t.store.db.insertInto('server_settings').values({ key: 'sp:taken', value: 'first' }).execute();
+      await t.store.transaction(async (uow) => {
         await uow.write(uow.db.insertInto('server_settings').values({ key: 'sp:before', value: 'x' }));
         await expect(
           uow.savepoint(async () => {
@@ -101,45 +85,4 @@ for (const engine of ENGINES) {
       ]);
     });
 
-    if (engine === 'postgres') {
-      it('go out with the next statement in one round trip, BEGIN with the first', async () => {
-        const queries = vi.spyOn(pg.Client.prototype, 'query');
-        await store.transaction(async (uow) => {
-          for (let i = 0; i < 5; i++) await uow.write(uow.db.insertInto('server_settings').values({ key: `trip:${i}`, value: 'x' }));
-          await uow.write(sql`update server_settings set value = ${'y'} where key = ${'trip:0'}`);
-          expect(queries).not.toHaveBeenCalled();
-          // A read goes with them (BEGIN first), and sees them.
-          expect((await uow.db.selectFrom('server_settings').select('value').where('key', 'like', 'trip:%').orderBy('key').execute()).map((r) => r.value)).toEqual(['y', 'x', 'x', 'x', 'x']);
-          expect(queries).toHaveBeenCalledTimes(1);
-          await uow.write(uow.db.insertInto('server_settings').values({ key: 'trip:5', value: 'z' }));
-        });
-        // The last write and COMMIT.
-        expect(queries).toHaveBeenCalledTimes(2);
-        expect(await settings('trip:')).toEqual([['trip:0', 'y'], ...[1, 2, 3, 4].map((i) => [`trip:${i}`, 'x']), ['trip:5', 'z']]);
-      });
-
-      it('a transaction none of which was sent is rolled back without a statement; one whose read failed rolls back', async () => {
-        const queries = vi.spyOn(pg.Client.prototype, 'query');
-        await expect(
-          store.transaction(async (uow) => {
-            await uow.write(uow.db.insertInto('server_settings').values({ key: 'unsent:a', value: 'x' }));
-            throw new Error('before anything was sent');
-          }),
-        ).rejects.toThrow('before anything was sent');
-        expect(queries).not.toHaveBeenCalled();
-        await expect(
-          store.transaction(async (uow) => {
-            await uow.write(uow.db.insertInto('server_settings').values({ key: 'unsent:b', value: 'x' }));
-            await sql`select 1 / 0`.execute(uow.db);
-          }),
-        ).rejects.toThrow(/division by zero/);
-        // The read with BEGIN and the write, then ROLLBACK.
-        expect(queries).toHaveBeenCalledTimes(2);
-        expect(await settings('unsent:')).toEqual([]);
-        // The connection went back to the pool clean: the next transaction commits as usual.
-        await store.transaction((uow) => uow.write(uow.db.insertInto('server_settings').values({ key: 'unsent:c', value: 'x' })));
-        expect(await settings('unsent:')).toEqual([['unsent:c', 'x']]);
-      });
-    }
-  });
-}
+});

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { migrateToLatest } from '../../src/store/migrator.js';
 import { executePlannedEachRun, PreparedStatements } from '../../src/store/pg-prepared-statements.js';
 import { openStore, type Store } from '../../src/store/store.js';
@@ -14,6 +14,8 @@ describe.skipIf(!engineAvailable('postgres'))('PostgreSQL driver: the query buil
   let store: Store;
   const prepared = async () =>
     (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(store.db)).rows;
+  const settings = async (prefix: string) =>
+    (await store.db.selectFrom('server_settings').select(['key', 'value']).where('key', 'like', `${prefix}%`).orderBy('key').execute()).map((r) => [r.key, r.value]);
   const names = (from: string) => store.db.selectFrom('platforms').select('name').where('id', 'like', `${from}%`).orderBy('id');
 
   beforeAll(async () => {
@@ -22,6 +24,7 @@ describe.skipIf(!engineAvailable('postgres'))('PostgreSQL driver: the query buil
     store = openStore({ databaseUrl: db.databaseUrl, dataDir: db.dataDir, poolSize: 1 });
     await migrateToLatest(store);
   });
+  afterEach(() => vi.restoreAllMocks());
   afterAll(async () => {
     await store.close();
     await db.drop();
@@ -44,6 +47,45 @@ describe.skipIf(!engineAvailable('postgres'))('PostgreSQL driver: the query buil
     // More runs than the five after which PostgreSQL would settle on a generic plan for a named statement.
     for (let i = 0; i < 7; i++) expect((await executePlannedEachRun(store.db, query)).rows).toEqual([{ name: 'one' }]);
     expect((await prepared()).filter((r) => r.statement === query.compile().sql)).toEqual([]);
+  });
+
+  it("sends a unit of work's held-back writes (UnitOfWork.write) with its next statement in one round trip, BEGIN with the first", async () => {
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    await store.transaction(async (uow) => {
+      for (let i = 0; i < 5; i++) await uow.write(uow.db.insertInto('server_settings').values({ key: `trip:${i}`, value: 'x' }));
+      await uow.write(sql`update server_settings set value = ${'y'} where key = ${'trip:0'}`);
+      expect(queries).not.toHaveBeenCalled();
+      // A read goes with them (BEGIN first), and sees them.
+      expect((await uow.db.selectFrom('server_settings').select('value').where('key', 'like', 'trip:%').orderBy('key').execute()).map((r) => r.value)).toEqual(['y', 'x', 'x', 'x', 'x']);
+      expect(queries).toHaveBeenCalledTimes(1);
+      await uow.write(uow.db.insertInto('server_settings').values({ key: 'trip:5', value: 'z' }));
+    });
+    // The last write and COMMIT.
+    expect(queries).toHaveBeenCalledTimes(2);
+    expect(await settings('trip:')).toEqual([['trip:0', 'y'], ...[1, 2, 3, 4].map((i) => [`trip:${i}`, 'x']), ['trip:5', 'z']]);
+  });
+
+  it('a transaction none of which was sent is rolled back without a statement; one whose read failed rolls back', async () => {
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    await expect(
+      store.transaction(async (uow) => {
+        await uow.write(uow.db.insertInto('server_settings').values({ key: 'unsent:a', value: 'x' }));
+        throw new Error('before anything was sent');
+      }),
+    ).rejects.toThrow('before anything was sent');
+    expect(queries).not.toHaveBeenCalled();
+    await expect(
+      store.transaction(async (uow) => {
+        await uow.write(uow.db.insertInto('server_settings').values({ key: 'unsent:b', value: 'x' }));
+        await sql`select 1 / 0`.execute(uow.db);
+      }),
+    ).rejects.toThrow(/division by zero/);
+    // The read with BEGIN and the write, then ROLLBACK.
+    expect(queries).toHaveBeenCalledTimes(2);
+    expect(await settings('unsent:')).toEqual([]);
+    // The connection went back to the pool clean: the next transaction commits as usual.
+    await store.transaction((uow) => uow.write(uow.db.insertInto('server_settings').values({ key: 'unsent:c', value: 'x' })));
+    expect(await settings('unsent:')).toEqual([['unsent:c', 'x']]);
   });
 
   it('runs transactions as Kysely does: a commit keeps, a rollback and a savepoint rolled back to drop', async () => {
