@@ -1,6 +1,6 @@
 // Written once per engine: assignListPositions (PostgreSQL places every table in one statement).
 import { sql } from 'kysely';
-import type { Executor, Queryable } from './store.js';
+import type { Executor } from './store.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /** The tables whose rows a platform's lists show, ordered by (list_position, id). */

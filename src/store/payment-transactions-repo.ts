@@ -3,7 +3,7 @@ import { updateRows } from './bulk.js';
 import { afterPosition, keysetOrder } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
-import type { Executor, Queryable } from './store.js';
+import type { Executor } from './store.js';
 import type { PaymentTransactionRow } from './tables/payment-transactions.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
