@@ -162,7 +162,7 @@ export class UnitOfWork {
     try {
       result = await fn(this);
       // Its deferred writes (see write) are sent inside it: one that fails undoes the savepoint, not the unit of work.
-      if (this.engine === 'postgres') await this.trx.executeQuery(FLUSH_WRITES);
+      if (this.engine === 'postgres') await this.db.executeQuery(FLUSH_WRITES);
     } catch (err) {
       await savepoint.rollback();
       throw err;
