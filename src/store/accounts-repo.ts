@@ -160,7 +160,7 @@ const ENTRY_COLUMNS: Record<keyof LedgerEntryRow, ColumnType> = {
 export async function appendEntriesToAccounts(
   uow: UnitOfWork,
   table: 'internal_accounts' | 'platform_internal_accounts',
-  accounts: readonly { id: string; entries: LedgerEntryRow[]; delta: { available: number; total: number } }[],
+  accounts: readonly AccountEntries[],
   now: number,
 ): Promise<(InternalAccountRow | PlatformInternalAccountRow)[]> {
   if (accounts.length === 0) return [];
@@ -171,14 +171,51 @@ export async function appendEntriesToAccounts(
     }
     return after;
   }
+  const { rows } = await appendStatement(table, accounts, now).execute(uow.db);
+  return rows;
+}
+
+/**
+ * appendEntriesToAccounts on customers' accounts that this transaction has locked and read
+ * (`locked`: lockAccounts's rows, not written since). Their balances after are those rows moved
+ * by the deltas, so nobody needs the statement's answer: on PostgreSQL it is a deferred write
+ * (UnitOfWork.write) and goes out with COMMIT. A landing then holds its funding account's lock for
+ * one round trip after locking it (the rest with COMMIT) instead of two (the postings, then the
+ * rest): each round trip waits its turn on the server's busy event loop while every other landing
+ * on the account waits for the lock. Any account not among `locked`: appendEntriesToAccounts.
+ */
+export async function appendEntriesToLockedAccounts(
+  uow: UnitOfWork,
+  accounts: readonly AccountEntries[],
+  locked: ReadonlyMap<string, InternalAccountRow>,
+  now: number,
+): Promise<InternalAccountRow[]> {
+  if (uow.engine !== 'postgres' || accounts.length === 0 || accounts.some((a) => !locked.has(a.id))) {
+    return (await appendEntriesToAccounts(uow, 'internal_accounts', accounts, now)) as InternalAccountRow[];
+  }
+  await uow.write(appendStatement('internal_accounts', accounts, now));
+  return accounts.map((a) => {
+    const row = locked.get(a.id)!;
+    return { ...row, available_balance: Number(row.available_balance) + a.delta.available, total_balance: Number(row.total_balance) + a.delta.total, updated_at: now };
+  });
+}
+
+/** What appendEntriesToAccounts writes to one account. */
+export interface AccountEntries {
+  id: string;
+  entries: LedgerEntryRow[];
+  delta: { available: number; total: number };
+}
+
+/** PostgreSQL's statement for appendEntriesToAccounts: the entries inserted (a data-modifying WITH), the balances moved, the accounts after returned. */
+function appendStatement(table: 'internal_accounts' | 'platform_internal_accounts', accounts: readonly AccountEntries[], now: number) {
   const entries = accounts.flatMap((a) => a.entries);
   const columns = sql.join(Object.keys(ENTRY_COLUMNS).map((c) => sql.ref(c)));
   const insert = entries.length === 0 ? sql`` : sql`with e as (insert into ledger_entries (${columns}) select ${columns} from ${rowsRelation(ENTRY_COLUMNS, entries as unknown as Record<string, unknown>[])}) `;
   const deltas = rowsRelation({ id: 'text', available: 'bigint', total: 'bigint' }, accounts.map((a) => ({ id: a.id, available: a.delta.available, total: a.delta.total })));
-  const { rows } = await sql<InternalAccountRow>`${insert}update ${sql.table(table)} as t
+  return sql<InternalAccountRow>`${insert}update ${sql.table(table)} as t
     set available_balance = t.available_balance + v.available, total_balance = t.total_balance + v.total, updated_at = ${now}::bigint
-    from ${deltas} where t.id = v.id returning t.*`.execute(uow.db);
-  return rows;
+    from ${deltas} where t.id = v.id returning t.*`;
 }
 
 export async function entriesOf(db: Executor, accountId: string): Promise<LedgerEntryRow[]> {

@@ -59,11 +59,13 @@ export async function post(uow: UnitOfWork, p: Posting, now = Date.now()): Promi
 /**
  * {@link post} for many postings: each account's are written together (one balance update and one
  * insert of all its entries), in the order of its first posting. Answers each account after.
+ * `locked`: accounts this unit of work has locked and read (lockAccounts) and not written since;
+ * when every posting is on one of them, nothing waits for the write (appendEntriesToLockedAccounts).
  */
-export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now = Date.now()): Promise<Map<string, InternalAccount>> {
+export async function postAll(uow: UnitOfWork, postings: readonly Posting[], now = Date.now(), locked?: ReadonlyMap<string, InternalAccountRow>): Promise<Map<string, InternalAccount>> {
   const accounts = entriesByAccount(postings, now);
   // Every account in one statement on PostgreSQL (appendEntriesToAccounts): a landing holds these rows' locks until its commit.
-  const rows = await repo.appendEntriesToAccounts(uow, 'internal_accounts', accounts, now);
+  const rows = locked ? await repo.appendEntriesToLockedAccounts(uow, accounts, locked, now) : await repo.appendEntriesToAccounts(uow, 'internal_accounts', accounts, now);
   const byId = new Map(rows.map((r) => [r.id, r as InternalAccountRow]));
   const after = new Map<string, InternalAccount>();
   for (const { id, platformId } of accounts) {

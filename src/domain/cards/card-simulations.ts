@@ -218,12 +218,12 @@ class LandingWrites {
   readonly events: WebhookEventInput[] = [];
   readonly postings: Posting[] = [];
 
-  async write(uow: UnitOfWork, landings: Iterable<Landing>, now: number): Promise<void> {
-    // The ledger first, as the one write whose answer is read (the balances after, for the balance
-    // events): on PostgreSQL the others are deferred (UnitOfWork.write) and go out with COMMIT, so
-    // from the account's lock to the commit the landing takes three round trips (lock, ledger,
-    // the rest with COMMIT) where it took nine.
-    await postAll(uow, this.postings, now);
+  async write(uow: UnitOfWork, landings: Iterable<Landing>, now: number, funds: FundingSources): Promise<void> {
+    // On PostgreSQL every write here is deferred (UnitOfWork.write) and goes out with COMMIT: the
+    // ledger's too when it posts only on the accounts the batch locked (the balances after are
+    // theirs moved by the postings, see postAll). From the account's lock to the commit the landing
+    // then takes two round trips (lock, the rest with COMMIT) where it took nine, then three.
+    await postAll(uow, this.postings, now, funds.locked);
     await repo.insertCardOperations(uow, this.inserted);
     await repo.finishCardOperations(uow, this.finished);
     const changed: CardTransactionChanges[] = [];
@@ -274,7 +274,7 @@ export async function landOperations(uow: UnitOfWork, jobs: readonly CardSimulat
     }
     await landJob(uow, landing, job, funds, writes, log, now, options);
   }
-  await writes.write(uow, landings.values(), now);
+  await writes.write(uow, landings.values(), now, funds);
 }
 
 /** Lands one job's operation and the pending ones before it on its transaction (see landOperations). */
@@ -364,12 +364,16 @@ function finish(writes: LandingWrites, op: CardOperationRow): void {
 class FundingSources {
   /** Movements of the batch on accounts it had not locked, not yet written. */
   private readonly unposted = new Map<string, number>();
+  /** Every account the batch locked, as read when locked (nothing is written to them before the batch's end). */
+  readonly locked = new Map<string, InternalAccountRow>();
 
   private constructor(
     private readonly cards: Map<string, CardRow>,
     private readonly accounts: Map<string, InternalAccountRow>,
     private readonly available: Map<string, number>,
-  ) {}
+  ) {
+    for (const a of accounts.values()) this.locked.set(a.id, a);
+  }
 
   static async lock(uow: UnitOfWork, deciding: readonly CardTransactionRow[], read: readonly CardRow[]): Promise<FundingSources> {
     const decidingCards = new Set(deciding.map((r) => r.card_id));
@@ -396,6 +400,7 @@ class FundingSources {
       const fallback = await accountOf(uow, row.platform_id, row.customer_id, row.currency, now);
       if (!this.available.has(fallback.id)) {
         const [locked] = await accountsRepo.lockAccounts(uow, [fallback.id]);
+        this.locked.set(locked!.id, locked!);
         // What this batch has moved on it is not written yet.
         this.available.set(fallback.id, Number(locked!.available_balance) + (this.unposted.get(fallback.id) ?? 0));
       }

@@ -1,9 +1,10 @@
-import { expect, it } from 'vitest';
+import pg from 'pg';
+import { expect, it, vi } from 'vitest';
 import { CARD_SIMULATION_JOB, landOperations, type CardSimulationJob } from '../../../src/domain/cards/card-simulations.js';
 import { BALANCE_UPDATED_EVENT } from '../../../src/domain/accounts/internal-accounts.js';
 import type { Logger } from '../../../src/logger.js';
 import { entriesOf, findAccount } from '../../../src/store/accounts-repo.js';
-import { activeFundedCard } from '../../helpers/money.js';
+import { activeFundedCard, expectLedgerMatches } from '../../helpers/money.js';
 import { describeEachEngine } from '../../helpers/test-app.js';
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
@@ -28,7 +29,7 @@ describeEachEngine('card operations landed in one batch', (t) => {
   };
   const balanceEventsAt = async (accountId: string, now: number) =>
     (await t.services.store.db.selectFrom('webhook_events').select('body').where('type', '=', BALANCE_UPDATED_EVENT).where('created_at', '=', now).execute())
-      .map((e) => JSON.parse(e.body) as { data: { id: string; balance: { amount: number } } })
+      .map((e) => JSON.parse(e.body) as { data: { id: string; balance: { amount: number }; totalBalance: { amount: number }; updatedAt: string } })
       .filter((e) => e.data.id === accountId);
 
   it('decides a batch against the balance the batch leaves: three authorizations that fit twice, the third DECLINED', async () => {
@@ -80,6 +81,35 @@ describeEachEngine('card operations landed in one batch', (t) => {
       { kind: 'CLEARING', status: 'LANDED' },
     ]);
     expect(await balances(card.accountId)).toEqual({ available: 600, total: 600 });
+  });
+
+  it('on PostgreSQL sends one round trip from locking the funding account to COMMIT, and its balance event has the balances the batch leaves', async () => {
+    const card = await activeFundedCard(t, t.caller, 1_000);
+    const ids = [await authorize(card.cardId, 100), await authorize(card.cardId, 250), await authorize(card.cardId, 700)];
+    const jobs = await jobsOf(ids);
+    const now = Date.now();
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      await land(jobs, now);
+      if (t.engine === 'postgres') {
+        // The wake-up of other processes' workers (pg-wakeups) goes after the commit, on another connection.
+        const texts = queries.mock.calls.map(([q]) => String(typeof q === 'string' ? q : (q as { text: string }).text)).filter((q) => !q.startsWith('SELECT pg_notify'));
+        const lock = texts.findIndex((q) => /from "internal_accounts"[^;]*for no key update/.test(q));
+        expect(lock, texts.join('\n---\n')).toBeGreaterThanOrEqual(0);
+        // The ledger's postings, the rest of the batch's writes and COMMIT, together.
+        expect(texts.slice(lock + 1)).toHaveLength(1);
+        expect(texts[lock + 1]).toMatch(/update "internal_accounts" as t[\s\S]*commit/);
+      } else {
+        expect(queries).not.toHaveBeenCalled();
+      }
+    } finally {
+      queries.mockRestore();
+    }
+    expect((await transactions(ids)).map((x) => x.status)).toEqual(['AUTHORIZED', 'AUTHORIZED', 'DECLINED']);
+    expect(await balances(card.accountId)).toEqual({ available: 650, total: 1_000 });
+    await expectLedgerMatches(t.services.store.db, card.accountId, { available: 650, total: 1_000 }, 'after the batch');
+    const [event] = await balanceEventsAt(card.accountId, now);
+    expect(event?.data).toMatchObject({ balance: { amount: 650 }, totalBalance: { amount: 1_000 }, updatedAt: new Date(now).toISOString() });
   });
 
   it('a batch that fails lands nothing: its writes, list positions and balance events go with its rollback', async () => {
