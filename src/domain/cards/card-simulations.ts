@@ -265,7 +265,7 @@ export async function landOperations(uow: UnitOfWork, jobs: readonly CardSimulat
     landings.set(row.id, { row, current: { ...row }, ledger: ledgerOf(row), ops: [], changed: false });
   }
   for (const op of batch.operations) landings.get(op.card_transaction_id)?.ops.push(op);
-  const funds = await FundingSources.lock(uow, [...landings.values()].filter((l) => l.ledger.status === 'PENDING').map((l) => l.row), batch.cards);
+  const funds = await FundingSources.lock(uow, [...landings.values()].filter((l) => l.ledger.status === 'PENDING').map((l) => l.row), batch.cards, batch.accounts);
   const writes = new LandingWrites();
   for (const job of jobs) {
     const landing = landings.get(job.cardTransactionId);
@@ -375,12 +375,15 @@ class FundingSources {
     for (const a of accounts.values()) this.locked.set(a.id, a);
   }
 
-  static async lock(uow: UnitOfWork, deciding: readonly CardTransactionRow[], read: readonly CardRow[]): Promise<FundingSources> {
+  /** `locked`: funding sources readLandingBatch locked already (PostgreSQL); any other is locked here. */
+  static async lock(uow: UnitOfWork, deciding: readonly CardTransactionRow[], read: readonly CardRow[], locked: readonly InternalAccountRow[]): Promise<FundingSources> {
     const decidingCards = new Set(deciding.map((r) => r.card_id));
     const cards = new Map(read.filter((c) => decidingCards.has(c.id)).map((c) => [c.id, c]));
     const sources = new Set<string>();
     for (const card of cards.values()) for (const id of JSON.parse(card.funding_sources) as string[]) sources.add(id);
-    const accounts = new Map((await accountsRepo.lockAccounts(uow, [...sources])).map((a) => [a.id, a]));
+    const accounts = new Map(locked.filter((a) => sources.has(a.id)).map((a) => [a.id, a]));
+    const missing = [...sources].filter((id) => !accounts.has(id));
+    for (const a of missing.length > 0 ? await accountsRepo.lockAccounts(uow, missing) : []) accounts.set(a.id, a);
     return new FundingSources(cards, accounts, new Map([...accounts.values()].map((a) => [a.id, Number(a.available_balance)])));
   }
 

@@ -94,7 +94,7 @@ describeEachEngine('card operations landed in one batch', (t) => {
       if (t.engine === 'postgres') {
         // The wake-up of other processes' workers (pg-wakeups) goes after the commit, on another connection.
         const texts = queries.mock.calls.map(([q]) => String(typeof q === 'string' ? q : (q as { text: string }).text)).filter((q) => !q.startsWith('SELECT pg_notify'));
-        const lock = texts.findIndex((q) => /from "internal_accounts"[^;]*for no key update/.test(q));
+        const lock = texts.findIndex((q) => /from "?internal_accounts"?[^;]*for no key update/.test(q));
         expect(lock, texts.join('\n---\n')).toBeGreaterThanOrEqual(0);
         // The ledger's postings, the rest of the batch's writes and COMMIT, together.
         expect(texts.slice(lock + 1)).toHaveLength(1);
