@@ -137,6 +137,28 @@ export async function holdIfAvailable(
   return account;
 }
 
+/** SQLSTATE of a hold written at commit that the account's available balance no longer covered (see holdAtCommit). */
+export const HOLD_REFUSED = 'GH001';
+
+/**
+ * PostgreSQL: holdIfAvailable written as a deferred write (UnitOfWork.write): it goes out with the
+ * unit of work's COMMIT, so the account's row lock is taken and released within that one round
+ * trip. When the available balance does not cover the hold, it raises HOLD_REFUSED
+ * (payments_refuse_hold, migration 030): the commit fails and nothing of the unit of work is
+ * written. Whatever follows it in the same unit of work sees the account after the hold.
+ */
+export async function holdAtCommit(uow: UnitOfWork, table: 'internal_accounts' | 'platform_internal_accounts', entry: LedgerEntryRow, now: number): Promise<void> {
+  if (uow.engine !== 'postgres') throw new Error('holdAtCommit is for PostgreSQL; SQLite holds at once (holdIfAvailable)');
+  const amount = -entry.amount;
+  if (amount < 0) throw new Error(`a hold's entry is negative, not ${entry.amount}`);
+  await uow.write(sql`with h as (
+      update ${sql.table(table)} set available_balance = available_balance - ${amount}::bigint, updated_at = ${now}::bigint
+      where id = ${entry.account_id} and available_balance >= ${amount}::bigint returning id),
+    e as (insert into ledger_entries (id, platform_id, account_id, kind, amount, card_transaction_id, card_operation_id, payment_transaction_id, created_at)
+      select ${entry.id}::text, ${entry.platform_id}::text, h.id, ${entry.kind}::text, ${entry.amount}::bigint, ${entry.card_transaction_id}::text, ${entry.card_operation_id}::text, ${entry.payment_transaction_id ?? null}::text, ${entry.created_at}::bigint from h)
+    select case when exists (select 1 from h) then 0 else payments_refuse_hold(${entry.account_id}::text) end`);
+}
+
 const ENTRY_COLUMNS: Record<keyof LedgerEntryRow, ColumnType> = {
   id: 'text',
   platform_id: 'text',

@@ -1,4 +1,6 @@
-import { beforeAll, expect, it } from 'vitest';
+import pg from 'pg';
+import { beforeAll, expect, it, vi } from 'vitest';
+import { BALANCE_UPDATED_EVENT } from '../../src/domain/accounts/internal-accounts.js';
 import { isHoldKind } from '../../src/domain/accounts/ledger.js';
 import { landTransfer } from '../../src/domain/payments/payment-lifecycle.js';
 import { entriesOf } from '../../src/store/accounts-repo.js';
@@ -50,6 +52,7 @@ describeEachEngine(
       expect({ available: account.balance.amount, total: account.totalBalance.amount }, step).toEqual(model);
       await expectLedgerMatches(t.services.store.db, accountId, model, step);
     };
+    const balanceEvents = () => t.services.store.db.selectFrom('webhook_events').select(['id', 'body']).where('type', '=', BALANCE_UPDATED_EVENT).execute();
     const advance = async (seconds: number) => {
       const res = await ctx.caller.req('POST', '/sandbox/clock/advance', { seconds });
       expect(res.statusCode, res.body).toBe(200);
@@ -169,6 +172,81 @@ describeEachEngine(
       expect(txn).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });
       await webhooks(txn.id, ['OUTGOING_PAYMENT.FAILED']);
       await expectBalances('after the refused transfer-out');
+    });
+
+    it("a transfer-out's hold: INTERNAL_ACCOUNT.BALANCE_UPDATED has the balances it left; on PostgreSQL it goes out with COMMIT", async () => {
+      const earlier = new Set((await balanceEvents()).map((e) => e.id));
+      const queries = vi.spyOn(pg.Client.prototype, 'query');
+      let txn: Record<string, any>;
+      let texts: string[];
+      try {
+        txn = created(await out('000', 700));
+        texts = queries.mock.calls.map(([q]) => String(typeof q === 'string' ? q : (q as { text: string }).text)).filter((q) => !q.startsWith('SELECT pg_notify'));
+      } finally {
+        queries.mockRestore();
+      }
+      if (t.engine === 'postgres') {
+        // The account's row is locked by the hold alone, in the request's last round trip, with COMMIT.
+        const holds = texts.filter((q) => /internal_accounts"? set available_balance/.test(q));
+        expect(holds).toHaveLength(1);
+        expect(holds[0]).toMatch(/payments_refuse_hold[\s\S]*commit$/);
+        expect(texts.at(-1)).toBe(holds[0]);
+      } else {
+        expect(texts).toEqual([]);
+      }
+      const held = { available: model.available - 700, total: model.total };
+      const bodies = (await balanceEvents()).map((e) => JSON.parse(e.body));
+      // The hold's, and perhaps already the settlement's.
+      const mine = bodies.filter((b) => !earlier.has(b.id) && b.data.id === accountId && b.data.balance.amount === held.available && b.data.totalBalance.amount === held.total);
+      expect(mine).toHaveLength(1);
+      expect(mine[0].data).toMatchObject({ balance: { currency: { code: 'USD' } }, totalBalance: { currency: { code: 'USD' } }, status: 'ACTIVE' });
+      expect(bodies.filter((b) => JSON.stringify(b).includes('@available:') || JSON.stringify(b).includes('@total:'))).toEqual([]);
+      await webhooks(txn.id, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      model.available -= 700;
+      model.total -= 700;
+      await expectBalances('after the held transfer-out');
+    });
+
+    it('a transfer-out the balance covered when read but no longer covers at its commit is FAILED, with nothing of its first try written', async () => {
+      const before = await t.services.store.db.selectFrom('payment_transactions').select('id').where('internal_account_id', '=', accountId).execute();
+      const drain = model.available - 100;
+      // Another transfer-out (an Idempotency-Key: its hold decided at once) takes all but 100 of the balance: on PostgreSQL
+      // just before this one's COMMIT goes out with its hold, on SQLite (holds decided at once) before it starts.
+      const other = () => ctx.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: externals.get('000') }, amount: drain }, { 'idempotency-key': `drain-${t.engine}` });
+      let drained: Promise<{ statusCode: number; body: string; json(): any }> | undefined;
+      const original = pg.Client.prototype.query;
+      const queries = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+        const q = args[0] as string | { text?: string };
+        const text = typeof q === 'string' ? q : q.text;
+        if (drained === undefined && text?.includes('payments_refuse_hold')) {
+          drained = other();
+          return drained.then(() => (original as (...a: unknown[]) => unknown).apply(this, args));
+        }
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      } as never);
+      let txn: Record<string, any>;
+      try {
+        if (t.engine === 'sqlite') drained = other();
+        await drained;
+        txn = created(await out('000', 500));
+      } finally {
+        queries.mockRestore();
+      }
+      const drainTxn = created((await drained)!);
+      expect(drainTxn.status).toBe('PENDING');
+      expect(txn).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED' });
+      const after = await t.services.store.db.selectFrom('payment_transactions').select('id').where('internal_account_id', '=', accountId).execute();
+      expect(after.map((r) => r.id).sort()).toEqual([...before.map((r) => r.id), drainTxn.id, txn.id].sort());
+      await webhooks(txn.id, ['OUTGOING_PAYMENT.FAILED']);
+      await webhooks(drainTxn.id, ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.COMPLETED']);
+      model.available -= drain;
+      model.total -= drain;
+      await expectBalances('after the refused hold');
+      // Funded again for the steps after.
+      expect((await ctx.caller.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: drain })).statusCode).toBe(200);
+      model.available += drain;
+      model.total += drain;
+      await expectBalances('funded again');
     });
 
     it('cancel: a PENDING transfer ends FAILED with its hold refunded; then 409; approve and reject are 409; confirm records the receipt', async () => {

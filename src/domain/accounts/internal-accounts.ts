@@ -1,7 +1,8 @@
 import * as repo from '../../store/accounts-repo.js';
 import { findCustomer } from '../../store/customers-repo.js';
 import type { Store } from '../../store/store.js';
-import type { InternalAccountRow, LedgerEntryRow } from '../../store/tables/internal-accounts.js';
+import type { InternalAccountRow, LedgerEntryRow, PlatformInternalAccountRow } from '../../store/tables/internal-accounts.js';
+import type { WebhookEventInput } from '../webhooks/webhook-events.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { BALANCE_UPDATED_EVENT, balanceUpdatedAtCommit, type AccountListFilter, type InternalAccount } from './account.js';
 import { currencyOf } from '../shared/currencies.js';
@@ -90,7 +91,50 @@ export async function holdIfAvailable(
   hold: { platformId: string; accountId: string; platformOwned: boolean; kind: Movement['kind']; amount: number; paymentTransactionId: string },
   now: number,
 ): Promise<InternalAccount | undefined> {
-  const entry: LedgerEntryRow = {
+  const entry = holdEntry(hold, now);
+  const row = await repo.holdIfAvailable(uow, hold.platformOwned ? 'platform_internal_accounts' : 'internal_accounts', entry, now);
+  if (!row) return undefined;
+  return hold.platformOwned ? renderPlatformAccount(row) : renderAccount(row as InternalAccountRow);
+}
+
+/**
+ * PostgreSQL: {@link holdIfAvailable} written at commit (see accounts-repo.ts, holdAtCommit). The
+ * account's row lock is then taken and released in the unit of work's last round trip, instead of
+ * held from the hold's own round trip to COMMIT's while the server's busy event loop gets to them;
+ * a commit refused for want of balance fails with HOLD_REFUSED (isHoldRefused), and nothing of its
+ * unit of work is written. Answers the account's INTERNAL_ACCOUNT.BALANCE_UPDATED event, for the
+ * caller to record after it in the same unit of work: rendered from `read` (the account as read
+ * before, without a lock) and `now`, its balances filled in as it is written, from the row the
+ * hold leaves.
+ */
+export async function holdAtCommit(
+  uow: UnitOfWork,
+  hold: { platformId: string; accountId: string; platformOwned: boolean; kind: Movement['kind']; amount: number; paymentTransactionId: string },
+  read: InternalAccountRow | PlatformInternalAccountRow,
+  now: number,
+): Promise<WebhookEventInput> {
+  const entry = holdEntry(hold, now);
+  const table = hold.platformOwned ? ('platform_internal_accounts' as const) : ('internal_accounts' as const);
+  await repo.holdAtCommit(uow, table, entry, now);
+  const account = hold.platformOwned ? renderPlatformAccount(read as PlatformInternalAccountRow) : renderAccount(read as InternalAccountRow);
+  // Stand-ins, unique to this hold, replaced by the balances as the event is written.
+  const placeholders = { table, accountId: hold.accountId, available: `@available:${entry.id}@`, total: `@total:${entry.id}@` };
+  const data = {
+    ...account,
+    balance: { ...account.balance, amount: placeholders.available },
+    totalBalance: { ...account.totalBalance, amount: placeholders.total },
+    updatedAt: new Date(now).toISOString(),
+  };
+  return { platformId: hold.platformId, type: BALANCE_UPDATED_EVENT, fields: { data }, balancesOf: placeholders };
+}
+
+/** Whether `err` is a hold written at commit that the balance did not cover (see holdAtCommit). */
+export function isHoldRefused(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === repo.HOLD_REFUSED;
+}
+
+function holdEntry(hold: { platformId: string; accountId: string; kind: Movement['kind']; amount: number; paymentTransactionId: string }, now: number): LedgerEntryRow {
+  return {
     id: newId('LedgerEntry'),
     platform_id: hold.platformId,
     account_id: hold.accountId,
@@ -101,9 +145,6 @@ export async function holdIfAvailable(
     payment_transaction_id: hold.paymentTransactionId,
     created_at: now,
   };
-  const row = await repo.holdIfAvailable(uow, hold.platformOwned ? 'platform_internal_accounts' : 'internal_accounts', entry, now);
-  if (!row) return undefined;
-  return hold.platformOwned ? renderPlatformAccount(row) : renderAccount(row as InternalAccountRow);
 }
 
 export class InternalAccountService {

@@ -1,7 +1,7 @@
 import type { NewJob } from '../../store/jobs-repo.js';
 import type { WebhookEventRow } from '../../store/tables/webhook-events.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
-import { insertWebhookEvents } from '../../store/webhook-events-repo.js';
+import { insertWebhookEvents, type BalancePlaceholders } from '../../store/webhook-events-repo.js';
 import { newId } from '../shared/ids.js';
 
 export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
@@ -12,6 +12,8 @@ export interface WebhookEventInput {
   type: string;
   /** Everything after id, type and timestamp in the delivered body (data, operation, ...). */
   fields: Record<string, unknown>;
+  /** PostgreSQL: placeholders in `fields` filled in with an account's balances as the event is written (see BalancePlaceholders). */
+  balancesOf?: BalancePlaceholders;
 }
 
 /**
@@ -27,12 +29,14 @@ export async function recordWebhookEvent(uow: UnitOfWork, input: WebhookEventInp
  * insertWebhookEvents); `jobs`, other jobs of the same commit, are enqueued in that statement too.
  */
 export async function recordWebhookEvents(uow: UnitOfWork, inputs: readonly WebhookEventInput[], now = Date.now(), jobs: readonly NewJob[] = []): Promise<{ id: string; body: string }[]> {
+  const patches = new Map<string, BalancePlaceholders>();
   const rows: WebhookEventRow[] = inputs.map((input) => {
     const id = newId('Webhook');
     const body = JSON.stringify({ id, type: input.type, timestamp: new Date(now).toISOString(), ...input.fields });
+    if (input.balancesOf) patches.set(id, input.balancesOf);
     return { id, platform_id: input.platformId, type: input.type, body, delivery_state: 'PENDING', created_at: now, updated_at: now };
   });
-  await insertWebhookEvents(uow, rows, [...deliveryJobs(rows), ...jobs], now);
+  await insertWebhookEvents(uow, rows, [...deliveryJobs(rows), ...jobs], now, patches);
   return rows.map((r) => ({ id: r.id, body: r.body }));
 }
 

@@ -27,6 +27,7 @@ import { m026InternalAccountsCurrencies } from './026-internal-accounts-currenci
 import { m027PaymentTransactions } from './027-payment-transactions.js';
 import { m028Quotes } from './028-quotes.js';
 import { m029QuotePayments } from './029-quote-payments.js';
+import { m030HoldRefusal } from './030-hold-refusal.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '027_payment_transactions': m027PaymentTransactions,
   '028_quotes': m028Quotes,
   '029_quote_payments': m029QuotePayments,
+  '030_hold_refusal': m030HoldRefusal,
 };
