@@ -137,18 +137,23 @@ export async function holdIfAvailable(
   return account;
 }
 
-/** SQLSTATE of a hold written at commit that the account's available balance no longer covered (see holdAtCommit). */
+/** The code of a hold written at commit that the account's available balance did not cover (see holdAtCommit). */
 export const HOLD_REFUSED = 'GH001';
 
 /**
- * PostgreSQL: holdIfAvailable written as a deferred write (UnitOfWork.write): it goes out with the
- * unit of work's COMMIT, so the account's row lock is taken and released within that one round
- * trip. When the available balance does not cover the hold, it raises HOLD_REFUSED
- * (payments_refuse_hold, migration 030): the commit fails and nothing of the unit of work is
- * written. Whatever follows it in the same unit of work sees the account after the hold.
+ * holdIfAvailable as the unit of work's last write: on PostgreSQL a deferred write
+ * (UnitOfWork.write) that goes out with COMMIT, so the account's row lock is taken and released
+ * within that one round trip. When the available balance does not cover the hold, it raises
+ * HOLD_REFUSED (payments_refuse_hold, migration 030): the commit fails and nothing of the unit of
+ * work is written. SQLite (no round trips) holds at once, and throws HOLD_REFUSED then, which
+ * rolls its unit of work back alike. Whatever follows it in the unit of work sees the account
+ * after the hold.
  */
 export async function holdAtCommit(uow: UnitOfWork, table: 'internal_accounts' | 'platform_internal_accounts', entry: LedgerEntryRow, now: number): Promise<void> {
-  if (uow.engine !== 'postgres') throw new Error('holdAtCommit is for PostgreSQL; SQLite holds at once (holdIfAvailable)');
+  if (uow.engine !== 'postgres') {
+    if (!(await holdIfAvailable(uow, table, entry, now))) throw Object.assign(new Error(`the available balance of ${entry.account_id} does not cover the hold`), { code: HOLD_REFUSED });
+    return;
+  }
   const amount = -entry.amount;
   if (amount < 0) throw new Error(`a hold's entry is negative, not ${entry.amount}`);
   await uow.write(sql`with h as (

@@ -6,9 +6,9 @@ import type { UnitOfWork } from './unit-of-work.js';
 /**
  * Two placeholders in an event's body (each a JSON string, quotes included, standing where a
  * number goes) replaced as the event is inserted by an account's available and total balances as
- * the unit of work leaves them at that point. PostgreSQL only: an event recorded in the same
- * deferred round trip as a hold written at commit (accounts-repo.ts, holdAtCommit) reports the
- * balances that hold left, which no one knew when the event was rendered.
+ * the unit of work leaves them at that point: an event recorded after a hold written at commit
+ * (accounts-repo.ts, holdAtCommit) reports the balances that hold left, which on PostgreSQL no one
+ * knew when the event was rendered (both go out with COMMIT).
  */
 export interface BalancePlaceholders {
   table: 'internal_accounts' | 'platform_internal_accounts';
@@ -31,12 +31,11 @@ export async function insertWebhookEvents(
   patches: ReadonlyMap<string, BalancePlaceholders> = new Map(),
 ): Promise<void> {
   if (rows.length === 0) return enqueueJobs(uow, jobs, now);
-  if (patches.size > 0 && uow.engine !== 'postgres') throw new Error('balance placeholders are filled in on PostgreSQL only');
   const body = (r: WebhookEventRow) => {
     const p = patches.get(r.id);
     if (!p) return r.body;
-    const balance = (column: 'available_balance' | 'total_balance') => sql<string>`(select ${sql.ref(column)}::text from ${sql.table(p.table)} where id = ${p.accountId})`;
-    return sql<string>`replace(replace(${r.body}::text, ${JSON.stringify(p.available)}::text, ${balance('available_balance')}), ${JSON.stringify(p.total)}::text, ${balance('total_balance')})`;
+    const balance = (column: 'available_balance' | 'total_balance') => sql<string>`(select cast(${sql.ref(column)} as text) from ${sql.table(p.table)} where id = ${p.accountId})`;
+    return sql<string>`replace(replace(${r.body}, ${JSON.stringify(p.available)}, ${balance('available_balance')}), ${JSON.stringify(p.total)}, ${balance('total_balance')})`;
   };
   const events = uow.db.insertInto('webhook_events').values(rows.map((r) => ({ ...r, body: body(r), list_position: r.created_at })));
   if (uow.engine === 'postgres' && jobs.length > 0) {

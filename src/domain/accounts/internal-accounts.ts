@@ -98,11 +98,11 @@ export async function holdIfAvailable(
 }
 
 /**
- * PostgreSQL: {@link holdIfAvailable} written at commit (see accounts-repo.ts, holdAtCommit). The
+ * {@link holdIfAvailable} written at commit (see accounts-repo.ts, holdAtCommit). On PostgreSQL the
  * account's row lock is then taken and released in the unit of work's last round trip, instead of
- * held from the hold's own round trip to COMMIT's while the server's busy event loop gets to them;
- * a commit refused for want of balance fails with HOLD_REFUSED (isHoldRefused), and nothing of its
- * unit of work is written. Answers the account's INTERNAL_ACCOUNT.BALANCE_UPDATED event, for the
+ * held from the hold's own round trip to COMMIT's while the server's busy event loop gets to them.
+ * A hold the balance does not cover fails the unit of work with HOLD_REFUSED (isHoldRefused), and
+ * nothing of it is written. Answers the account's INTERNAL_ACCOUNT.BALANCE_UPDATED event, for the
  * caller to record after it in the same unit of work: rendered from `read` (the account as read
  * before, without a lock) and `now`, its balances filled in as it is written, from the row the
  * hold leaves.

@@ -221,8 +221,9 @@ class LandingWrites {
   async write(uow: UnitOfWork, landings: Iterable<Landing>, now: number, funds: FundingSources): Promise<void> {
     // On PostgreSQL every write here is deferred (UnitOfWork.write) and goes out with COMMIT: the
     // ledger's too when it posts only on the accounts the batch locked (the balances after are
-    // theirs moved by the postings, see postAll). From the account's lock to the commit the landing
-    // then takes two round trips (lock, the rest with COMMIT) where it took nine, then three.
+    // theirs moved by the postings, see postAll). The account is locked as the batch is read
+    // (readLandingBatch), so from its lock to the commit the landing takes one more round trip
+    // (this, with COMMIT) where it took about nine, then three (lock, ledger, the rest).
     await postAll(uow, this.postings, now, funds.locked);
     await repo.insertCardOperations(uow, this.inserted);
     await repo.finishCardOperations(uow, this.finished);

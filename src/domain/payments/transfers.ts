@@ -72,11 +72,11 @@ export class TransferService {
    * landing on the account waited for) -> 9, 3 after the lock (the events, the list positions, COMMIT).
    */
   private async create(platformId: string, environment: Environment, type: PaymentType, input: TransferInput, within?: UnitOfWork): Promise<PaymentTransaction> {
-    // PostgreSQL, a transfer-out in a unit of work of its own: its hold is written at commit
-    // (holdAtCommit), so the account's row lock lasts COMMIT's round trip alone. If the balance no
-    // longer covers it by then, nothing was written: it is made again with the hold decided first.
-    // Within a request's unit of work (an Idempotency-Key), which a refused commit would lose, the hold is decided first.
-    if (type === 'OUTGOING' && within === undefined && this.store.engine === 'postgres') {
+    // A transfer-out in a unit of work of its own: its hold is written at commit (holdAtCommit), so
+    // on PostgreSQL the account's row lock lasts COMMIT's round trip alone. If the balance no longer
+    // covers it by then, nothing was written: it is made again with the hold decided first. Within a
+    // request's unit of work (an Idempotency-Key), which a refused commit would lose, the hold is decided first.
+    if (type === 'OUTGOING' && within === undefined) {
       try {
         return await this.store.transaction((uow) => this.createIn(uow, platformId, environment, type, input, true));
       } catch (err) {
