@@ -24,7 +24,12 @@ function owned(db: Executor, platformId: string, owner: ExternalAccountOwner) {
 
 /** A live (not deleted) account of this platform and owner; another platform's, owner's or a deleted one is not found. */
 export async function findExternalAccount(db: Executor, platformId: string, id: string, owner: ExternalAccountOwner = 'any-customer'): Promise<ExternalAccountRow | undefined> {
-  return owned(db, platformId, owner).selectAll().where('id', '=', id).executeTakeFirst();
+  return externalAccountQuery(db, platformId, id, owner).executeTakeFirst();
+}
+
+/** findExternalAccount's query, for a statement that reads it with others (see readTransferParties). */
+export function externalAccountQuery(db: Executor, platformId: string, id: string, owner: ExternalAccountOwner) {
+  return owned(db, platformId, owner).selectAll().where('id', '=', id);
 }
 
 /** findExternalAccount whatever its owner, in a unit of work: what a transfer reads. */

@@ -4,6 +4,10 @@ import { afterPosition, keysetOrder } from './keyset.js';
 import { insertListed } from './list-clock.js';
 import type { PageQuery } from './page.js';
 import type { Executor } from './store.js';
+import { externalAccountQuery } from './external-accounts-repo.js';
+import type { CustomerRow } from './tables/customers.js';
+import type { ExternalAccountRow } from './tables/external-accounts.js';
+import type { InternalAccountRow, PlatformInternalAccountRow } from './tables/internal-accounts.js';
 import type { PaymentTransactionRow } from './tables/payment-transactions.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -92,4 +96,40 @@ export async function listPaymentTransactions(db: Executor, platformId: string, 
   const rows = await keysetOrder(page, q.order, 't').limit(q.limit + 1).execute();
   const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
   return { rows, total: Number(total) };
+}
+
+/** What a transfer reads before it writes (see readTransferParties). */
+export interface TransferParties {
+  /** The internal account: a customer's, else one of the platform's own (customer_id null). */
+  internal: InternalAccountRow | (PlatformInternalAccountRow & { customer_id: null }) | undefined;
+  /** The external account, live, whoever owns it (the caller checks). */
+  external: ExternalAccountRow | undefined;
+  /** The customer owning a customer's internal account. */
+  customer: CustomerRow | undefined;
+}
+
+/**
+ * The internal account, the external account and the internal account's customer, all of this
+ * platform, read without locks. PostgreSQL: one statement, each a JSON object (three round trips
+ * were three turns of a busy event loop per transfer); SQLite: the reads one after another.
+ */
+export async function readTransferParties(uow: UnitOfWork, platformId: string, internalId: string, externalId: string): Promise<TransferParties> {
+  const customers = uow.db.selectFrom('internal_accounts').selectAll().where('id', '=', internalId).where('platform_id', '=', platformId);
+  const own = uow.db.selectFrom('platform_internal_accounts').selectAll().where('id', '=', internalId).where('platform_id', '=', platformId);
+  const external = externalAccountQuery(uow.db, platformId, externalId, 'anyone');
+  const customerOf = (customerId: string | null) => uow.db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', customerId);
+  if (uow.engine !== 'postgres') {
+    const account = await customers.executeTakeFirst();
+    const internal = account ?? (await own.executeTakeFirst().then((o) => o && { ...o, customer_id: null }));
+    const customer = account ? await customerOf(account.customer_id).executeTakeFirst() : undefined;
+    return { internal, external: await external.executeTakeFirst(), customer };
+  }
+  const customer = uow.db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', (eb) => eb.selectFrom('internal_accounts').select('customer_id').where('id', '=', internalId).where('platform_id', '=', platformId));
+  const { rows } = await sql<{ i: InternalAccountRow | null; p: PlatformInternalAccountRow | null; x: ExternalAccountRow | null; c: CustomerRow | null }>`select
+    (select row_to_json(r) from (${customers}) r) as i,
+    (select row_to_json(r) from (${own}) r) as p,
+    (select row_to_json(r) from (${external}) r) as x,
+    (select row_to_json(r) from (${customer}) r) as c`.execute(uow.db);
+  const row = rows[0]!;
+  return { internal: row.i ?? (row.p ? { ...row.p, customer_id: null } : undefined), external: row.x ?? undefined, customer: (row.i && row.c) ?? undefined };
 }
