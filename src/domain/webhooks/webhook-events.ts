@@ -12,7 +12,7 @@ export interface WebhookEventInput {
   type: string;
   /** Everything after id, type and timestamp in the delivered body (data, operation, ...). */
   fields: Record<string, unknown>;
-  /** PostgreSQL: placeholders in `fields` filled in with an account's balances as the event is written (see BalancePlaceholders). */
+  /** Placeholders in `fields` filled in with an account's balances as the event is written (see BalancePlaceholders). */
   balancesOf?: BalancePlaceholders;
 }
 
