@@ -118,12 +118,7 @@ export async function holdIfAvailable(
   const amount = -entry.amount;
   if (amount < 0) throw new Error(`a hold's entry is negative, not ${entry.amount}`);
   if (uow.engine === 'postgres') {
-    const { rows } = await sql<InternalAccountRow>`with h as (
-        update ${sql.table(table)} set available_balance = available_balance - ${amount}::bigint, updated_at = ${now}::bigint
-        where id = ${entry.account_id} and available_balance >= ${amount}::bigint returning *),
-      e as (insert into ledger_entries (id, platform_id, account_id, kind, amount, card_transaction_id, card_operation_id, payment_transaction_id, created_at)
-        select ${entry.id}::text, ${entry.platform_id}::text, h.id, ${entry.kind}::text, ${entry.amount}::bigint, ${entry.card_transaction_id}::text, ${entry.card_operation_id}::text, ${entry.payment_transaction_id ?? null}::text, ${entry.created_at}::bigint from h)
-      select * from h`.execute(uow.db);
+    const { rows } = await sql<InternalAccountRow>`${holdWith(table, entry, amount, now)} select * from h`.execute(uow.db);
     return rows[0];
   }
   const account = await uow.db
@@ -156,12 +151,16 @@ export async function holdAtCommit(uow: UnitOfWork, table: 'internal_accounts' |
   }
   const amount = -entry.amount;
   if (amount < 0) throw new Error(`a hold's entry is negative, not ${entry.amount}`);
-  await uow.write(sql`with h as (
+  await uow.write(sql`${holdWith(table, entry, amount, now)} select case when exists (select 1 from h) then 0 else payments_refuse_hold(${entry.account_id}::text) end`);
+}
+
+/** PostgreSQL: the conditional UPDATE of a hold (`h`, the account after, or no row) and its entry's insert (`e`), as a WITH for the statement that follows. */
+function holdWith(table: 'internal_accounts' | 'platform_internal_accounts', entry: LedgerEntryRow, amount: number, now: number) {
+  return sql`with h as (
       update ${sql.table(table)} set available_balance = available_balance - ${amount}::bigint, updated_at = ${now}::bigint
-      where id = ${entry.account_id} and available_balance >= ${amount}::bigint returning id),
+      where id = ${entry.account_id} and available_balance >= ${amount}::bigint returning *),
     e as (insert into ledger_entries (id, platform_id, account_id, kind, amount, card_transaction_id, card_operation_id, payment_transaction_id, created_at)
-      select ${entry.id}::text, ${entry.platform_id}::text, h.id, ${entry.kind}::text, ${entry.amount}::bigint, ${entry.card_transaction_id}::text, ${entry.card_operation_id}::text, ${entry.payment_transaction_id ?? null}::text, ${entry.created_at}::bigint from h)
-    select case when exists (select 1 from h) then 0 else payments_refuse_hold(${entry.account_id}::text) end`);
+      select ${entry.id}::text, ${entry.platform_id}::text, h.id, ${entry.kind}::text, ${entry.amount}::bigint, ${entry.card_transaction_id}::text, ${entry.card_operation_id}::text, ${entry.payment_transaction_id ?? null}::text, ${entry.created_at}::bigint from h)`;
 }
 
 const ENTRY_COLUMNS: Record<keyof LedgerEntryRow, ColumnType> = {
@@ -198,7 +197,7 @@ export async function appendEntriesToAccounts(
     }
     return after;
   }
-  const { rows } = await appendStatement(table, accounts, now).execute(uow.db);
+  const { rows } = await appendStatement(table, accounts, now, true).execute(uow.db);
   return rows;
 }
 
@@ -220,7 +219,7 @@ export async function appendEntriesToLockedAccounts(
   if (uow.engine !== 'postgres' || accounts.length === 0 || accounts.some((a) => !locked.has(a.id))) {
     return (await appendEntriesToAccounts(uow, 'internal_accounts', accounts, now)) as InternalAccountRow[];
   }
-  await uow.write(appendStatement('internal_accounts', accounts, now));
+  await uow.write(appendStatement('internal_accounts', accounts, now, false));
   return accounts.map((a) => {
     const row = locked.get(a.id)!;
     return { ...row, available_balance: Number(row.available_balance) + a.delta.available, total_balance: Number(row.total_balance) + a.delta.total, updated_at: now };
@@ -234,15 +233,15 @@ export interface AccountEntries {
   delta: { available: number; total: number };
 }
 
-/** PostgreSQL's statement for appendEntriesToAccounts: the entries inserted (a data-modifying WITH), the balances moved, the accounts after returned. */
-function appendStatement(table: 'internal_accounts' | 'platform_internal_accounts', accounts: readonly AccountEntries[], now: number) {
+/** PostgreSQL's statement for appendEntriesToAccounts: the entries inserted (a data-modifying WITH), the balances moved, the accounts after returned if `returning`. */
+function appendStatement(table: 'internal_accounts' | 'platform_internal_accounts', accounts: readonly AccountEntries[], now: number, returning: boolean) {
   const entries = accounts.flatMap((a) => a.entries);
   const columns = sql.join(Object.keys(ENTRY_COLUMNS).map((c) => sql.ref(c)));
   const insert = entries.length === 0 ? sql`` : sql`with e as (insert into ledger_entries (${columns}) select ${columns} from ${rowsRelation(ENTRY_COLUMNS, entries as unknown as Record<string, unknown>[])}) `;
   const deltas = rowsRelation({ id: 'text', available: 'bigint', total: 'bigint' }, accounts.map((a) => ({ id: a.id, available: a.delta.available, total: a.delta.total })));
   return sql<InternalAccountRow>`${insert}update ${sql.table(table)} as t
     set available_balance = t.available_balance + v.available, total_balance = t.total_balance + v.total, updated_at = ${now}::bigint
-    from ${deltas} where t.id = v.id returning t.*`;
+    from ${deltas} where t.id = v.id${returning ? sql` returning t.*` : sql``}`;
 }
 
 export async function entriesOf(db: Executor, accountId: string): Promise<LedgerEntryRow[]> {

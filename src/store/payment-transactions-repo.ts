@@ -117,14 +117,13 @@ export async function readTransferParties(uow: UnitOfWork, platformId: string, i
   const customers = uow.db.selectFrom('internal_accounts').selectAll().where('id', '=', internalId).where('platform_id', '=', platformId);
   const own = uow.db.selectFrom('platform_internal_accounts').selectAll().where('id', '=', internalId).where('platform_id', '=', platformId);
   const external = externalAccountQuery(uow.db, platformId, externalId, 'anyone');
-  const customerOf = (customerId: string | null) => uow.db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', customerId);
+  // The owner of a customer's internal account (none for one of the platform's own).
+  const customer = uow.db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', (eb) => eb.selectFrom('internal_accounts').select('customer_id').where('id', '=', internalId).where('platform_id', '=', platformId));
   if (uow.engine !== 'postgres') {
     const account = await customers.executeTakeFirst();
     const internal = account ?? (await own.executeTakeFirst().then((o) => o && { ...o, customer_id: null }));
-    const customer = account ? await customerOf(account.customer_id).executeTakeFirst() : undefined;
-    return { internal, external: await external.executeTakeFirst(), customer };
+    return { internal, external: await external.executeTakeFirst(), customer: account && (await customer.executeTakeFirst()) };
   }
-  const customer = uow.db.selectFrom('customers').selectAll().where('platform_id', '=', platformId).where('id', '=', (eb) => eb.selectFrom('internal_accounts').select('customer_id').where('id', '=', internalId).where('platform_id', '=', platformId));
   const { rows } = await sql<{ i: InternalAccountRow | null; p: PlatformInternalAccountRow | null; x: ExternalAccountRow | null; c: CustomerRow | null }>`select
     (select row_to_json(r) from (${customers}) r) as i,
     (select row_to_json(r) from (${own}) r) as p,
