@@ -32,3 +32,22 @@ export async function deleteAttemptsBefore(on: Queryable, beforeId: string, limi
   const r = await db.deleteFrom('webhook_attempts').where('id', 'in', old).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/**
+ * PostgreSQL: the tables whose rows every job run rewrites. A job is inserted, leased and ended; a
+ * landing rewrites its card transaction, its operation and the account's balance row; an event
+ * is placed on its platform's list (the platform's row) and then delivered.
+ */
+const CHURNING_TABLES = ['jobs', 'webhook_events', 'card_transactions', 'card_operations', 'payment_transactions', 'internal_accounts', 'platforms'];
+
+/**
+ * PostgreSQL: vacuums the tables every job run rewrites (CHURNING_TABLES), skipping any another
+ * session (autovacuum, another process) is vacuuming. Every old version of a row those runs leave
+ * stays in the indexes until a vacuum, and each claim, landing and list placement steps over
+ * them; autovacuum looks at a database once a minute at most. SQLite rewrites rows in place:
+ * nothing to do there.
+ */
+export async function vacuumChurningTables(on: Queryable): Promise<void> {
+  if (on.engine !== 'postgres') return;
+  await sql`vacuum (skip_locked) ${sql.join(CHURNING_TABLES.map((t) => sql.table(t)))}`.execute(on.db);
+}
