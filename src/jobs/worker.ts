@@ -71,16 +71,16 @@ function commitGroup(engine: Engine, kind: string): CommitGroup {
 const PRUNE_BATCH = 500;
 const PRUNE_BATCHES_PER_PASS = 20;
 /**
- * PostgreSQL: job runs between two vacuums of the tables they rewrite (vacuumChurningTables), and
- * the rest a vacuum leaves after it, as a multiple of its own duration (at most a tenth of one
- * connection's time goes to vacuuming). Measured (bench webhooks, PostgreSQL alone, 300
- * authorizations/s for 20 s on a new database, pg_stat_statements): without it a claim read
- * 520-656 buffers, a delivery commit 320-335, and 79-84% of webhooks came within 1 s; with it (a
- * vacuum every 2 s or so) 170-350 and 206-277, and 89-100%. Each vacuum has every connection plan
- * its statements on those tables again (their statistics changed): that is paid for.
+ * PostgreSQL: job runs between two looks at the tables they rewrite, the old row versions that get
+ * such a table vacuumed (vacuumChurningTables), and the rest a vacuum leaves after it, as a
+ * multiple of its own duration (at most a tenth of one connection's time goes to vacuuming).
+ * Measured (bench webhooks, PostgreSQL alone, 300 authorizations/s for 20 s on a new database,
+ * pg_stat_statements): without vacuums a claim read 520-656 buffers, a delivery commit 320-335,
+ * and 79-84% of webhooks came within 1 s; vacuuming every 2 s or so, 170-350 and 206-277, and
+ * 89-100%. Each vacuum has every connection plan its statements on the tables again (their
+ * statistics changed): that is paid for.
  */
-const VACUUM_EVERY_RUNS = 1_000;
-const VACUUM_REST_FACTOR = 9;
+const VACUUM = { everyRuns: 500, minDead: 1_000, restFactor: 9 };
 
 export interface WorkerOptions {
   /**
@@ -90,8 +90,8 @@ export interface WorkerOptions {
   clock?: () => number;
   /** How often finished jobs and old webhook attempts are pruned; a minute unless told. */
   pruneEveryMs?: number;
-  /** Job runs between two vacuums of the tables they rewrite (PostgreSQL); VACUUM_EVERY_RUNS unless told. */
-  vacuumEveryRuns?: number;
+  /** When the tables job runs rewrite are vacuumed (PostgreSQL); VACUUM unless told. */
+  vacuum?: { everyRuns: number; minDead: number };
 }
 
 /**
@@ -114,7 +114,7 @@ export class Worker {
   /** Jobs claimed so far, and how many more make the jobs table worth analyzing again (see analyzeJobs). */
   private claimedJobs = 0;
   private analyzeAt = 200;
-  /** Runs since the last vacuum, the vacuum under way, and when the next may start (see VACUUM_EVERY_RUNS). */
+  /** Runs since the last look at the tables to vacuum, the look under way, and when the next may start (see VACUUM). */
   private runsSinceVacuum = 0;
   private vacuuming: Promise<void> | undefined;
   private vacuumNotBefore = 0;
@@ -131,7 +131,7 @@ export class Worker {
   private stopWaking: (() => void) | undefined;
   private readonly clock: () => number;
   private readonly pruneEveryMs: number;
-  private readonly vacuumEveryRuns: number;
+  private readonly vacuum: { everyRuns: number; minDead: number };
   private pruneTimer: NodeJS.Timeout | undefined;
   private pruning: Promise<unknown> | undefined;
 
@@ -144,7 +144,7 @@ export class Worker {
     this.handlers = new Map(handlers.map((h) => [h.kind, h]));
     this.clock = options.clock ?? Date.now;
     this.pruneEveryMs = options.pruneEveryMs ?? 60_000;
-    this.vacuumEveryRuns = options.vacuumEveryRuns ?? VACUUM_EVERY_RUNS;
+    this.vacuum = options.vacuum ?? VACUUM;
   }
 
   start(): this {
@@ -312,17 +312,18 @@ export class Worker {
     this.vacuumWhenDue();
   }
 
-  /** Vacuums the tables job runs rewrite every vacuumEveryRuns runs, resting after each (PostgreSQL; see vacuumChurningTables). */
+  /** Vacuums the tables job runs rewrite that need it, looking every so many runs and resting after each vacuum (PostgreSQL; see VACUUM). */
   private vacuumWhenDue(): void {
     const { store } = this.services;
-    if (store.engine !== 'postgres' || this.vacuuming || this.stopped || this.runsSinceVacuum < this.vacuumEveryRuns || Date.now() < this.vacuumNotBefore) return;
+    if (store.engine !== 'postgres' || this.vacuuming || this.stopped || this.runsSinceVacuum < this.vacuum.everyRuns || Date.now() < this.vacuumNotBefore) return;
     this.runsSinceVacuum = 0;
     const started = Date.now();
-    this.vacuuming = vacuumChurningTables(store)
+    this.vacuuming = vacuumChurningTables(store, this.vacuum.minDead)
+      .then((tables) => {
+        if (tables.length > 0) this.vacuumNotBefore = Date.now() + VACUUM.restFactor * (Date.now() - started);
+      })
       .catch((err: unknown) => this.log.warn({ err }, 'vacuuming the tables job runs rewrite failed'))
       .finally(() => {
-        const ended = Date.now();
-        this.vacuumNotBefore = ended + VACUUM_REST_FACTOR * (ended - started);
         this.vacuuming = undefined;
       });
   }

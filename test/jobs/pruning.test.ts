@@ -3,6 +3,8 @@ import { afterEach, expect, it } from 'vitest';
 import { idBoundAt, newId } from '../../src/domain/shared/ids.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { findJob } from '../../src/store/jobs-repo.js';
+import { vacuumChurningTables } from '../../src/store/retention-repo.js';
+import { sql } from 'kysely';
 import type { JobState } from '../../src/store/tables/jobs.js';
 import { describeEachEngine } from '../helpers/test-app.js';
 import { produceEvent } from '../helpers/webhook-receiver.js';
@@ -42,6 +44,25 @@ describeEachEngine(
           .execute();
       }
     }
+
+    it('vacuums on PostgreSQL only the tables job runs rewrite that hold at least the given number of old row versions', async () => {
+      const vacuums = async () =>
+        t.engine === 'postgres' ? Number((await sql<{ n: string }>`select vacuum_count as n from pg_stat_user_tables where relname = 'jobs'`.execute(t.services.store.db)).rows[0]!.n) : 0;
+      const before = await vacuums();
+      // More old versions than any table holds: nothing is vacuumed.
+      expect(await vacuumChurningTables(t.services.store, 1e12)).toEqual([]);
+      expect(await vacuums()).toBe(before);
+      const all = await vacuumChurningTables(t.services.store, 0);
+      if (t.engine === 'sqlite') {
+        expect(all).toEqual([]);
+        return;
+      }
+      expect([...all].sort()).toEqual(['card_operations', 'card_transactions', 'internal_accounts', 'jobs', 'payment_transactions', 'platforms', 'webhook_events']);
+      // Counted once the vacuum's statistics are in.
+      const deadline = Date.now() + 5_000;
+      while ((await vacuums()) === before && Date.now() < deadline) await sleep(20);
+      expect(await vacuums()).toBeGreaterThan(before);
+    });
 
     it('deletes finished jobs past JOB_RETENTION_MS in small batches, and nothing still queued or recent', async () => {
       const old = Array.from({ length: 1_234 }, () => ({ id: newId('Job'), state: 'done' as const, finishedAgoMs: 8 * DAY }));

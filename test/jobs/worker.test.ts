@@ -79,7 +79,7 @@ describeEachEngine(
       const before = await vacuums();
       const ids = Array.from({ length: 20 }, () => newId('Job'));
       await t.services.store.transaction((uow) => enqueueJobs(uow, ids.map((id) => ({ id, kind, payload: {} }))));
-      start([{ kind, retryScheduleMs: () => [], run: async () => ({ outcome: 'done' }) }], { vacuumEveryRuns: 10 });
+      start([{ kind, retryScheduleMs: () => [], run: async () => ({ outcome: 'done' }) }], { vacuum: { everyRuns: 10, minDead: 0 } });
       await until(async () => (await t.services.store.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('state', '=', 'done').execute()).length === ids.length);
       if (t.engine === 'postgres') await until(async () => (await vacuums()) > before, 5_000);
       expect(logged.filter((l) => l.message.startsWith('vacuuming'))).toEqual([]);
