@@ -202,6 +202,18 @@ export async function appendEntriesToAccounts(
 }
 
 /**
+ * PostgreSQL: appendEntriesToAccounts on customers' accounts as a deferred write (UnitOfWork.write)
+ * that goes out with COMMIT, answering nothing: the accounts' row locks are then taken and released
+ * in the unit of work's last round trip. Its caller learns the balances after only as later
+ * statements of that round trip read them (BalancePlaceholders). False on SQLite, nothing written.
+ */
+export async function appendEntriesAtCommit(uow: UnitOfWork, accounts: readonly AccountEntries[], now: number): Promise<boolean> {
+  if (uow.engine !== 'postgres') return false;
+  if (accounts.length > 0) await uow.write(appendStatement('internal_accounts', accounts, now, false));
+  return true;
+}
+
+/**
  * appendEntriesToAccounts on customers' accounts that this transaction has locked and read
  * (`locked`: lockAccounts's rows, not written since). Their balances after are those rows moved
  * by the deltas, so nobody needs the statement's answer: on PostgreSQL it is a deferred write

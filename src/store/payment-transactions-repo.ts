@@ -35,11 +35,27 @@ export async function lockPaymentTransaction(uow: UnitOfWork, platformId: string
   return (uow.engine === 'postgres' ? q.modifyEnd(sql`for no key update of t`) : q).executeTakeFirst();
 }
 
-/** lockPaymentTransaction for many, in one statement, whatever their platform (the caller checks); locked in id order, so two callers cannot deadlock on them. */
-export async function lockPaymentTransactions(uow: UnitOfWork, ids: readonly string[]): Promise<PaymentTransactionView[]> {
-  if (ids.length === 0) return [];
+/**
+ * lockPaymentTransaction for many, in one statement, whatever their platform (the caller checks);
+ * locked in id order, so two callers cannot deadlock on them. On PostgreSQL the same statement
+ * reads (without locking them) the customers' internal accounts of those transactions, by id:
+ * what a landing renders their balance events from when it writes its postings at commit
+ * (postAllAtCommit). SQLite answers none.
+ */
+export async function lockPaymentTransactions(uow: UnitOfWork, ids: readonly string[]): Promise<{ rows: PaymentTransactionView[]; accounts: Map<string, InternalAccountRow> }> {
+  if (ids.length === 0) return { rows: [], accounts: new Map() };
   const q = uow.db.selectFrom('payment_transactions as t').leftJoin('customers as c', 'c.id', 't.customer_id').selectAll('t').select('c.platform_customer_id').where('t.id', 'in', ids).orderBy('t.id');
-  return (uow.engine === 'postgres' ? q.modifyEnd(sql`for no key update of t`) : q).execute();
+  if (uow.engine !== 'postgres') return { rows: await q.execute(), accounts: new Map() };
+  const withAccount = q
+    .leftJoin('internal_accounts as a', (j) => j.onRef('a.id', '=', 't.internal_account_id').on('t.customer_id', 'is not', null))
+    .select(sql<InternalAccountRow | null>`row_to_json(a)`.as('account'))
+    .modifyEnd(sql`for no key update of t`);
+  const accounts = new Map<string, InternalAccountRow>();
+  const rows = (await withAccount.execute()).map(({ account, ...row }) => {
+    if (account) accounts.set(account.id, account);
+    return row;
+  });
+  return { rows, accounts };
 }
 
 /** The columns a transaction's landing changes. */

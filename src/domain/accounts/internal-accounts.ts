@@ -5,6 +5,7 @@ import type { InternalAccountRow, LedgerEntryRow, PlatformInternalAccountRow } f
 import type { WebhookEventInput } from '../webhooks/webhook-events.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
 import { BALANCE_UPDATED_EVENT, balanceUpdatedAtCommit, type AccountListFilter, type InternalAccount } from './account.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 import { currencyOf } from '../shared/currencies.js';
 import { accountTypeOf, BASE_CURRENCY, openAccounts } from './account-currencies.js';
 import { fundingInstructionsOf } from './funding-instructions.js';
@@ -117,15 +118,41 @@ export async function holdAtCommit(
   const table = hold.platformOwned ? ('platform_internal_accounts' as const) : ('internal_accounts' as const);
   await repo.holdAtCommit(uow, table, entry, now);
   const account = hold.platformOwned ? renderPlatformAccount(read as PlatformInternalAccountRow) : renderAccount(read as InternalAccountRow);
-  // Stand-ins, unique to this hold, replaced by the balances as the event is written.
-  const placeholders = { table, accountId: hold.accountId, available: `@available:${entry.id}@`, total: `@total:${entry.id}@` };
+  return balanceEventFilledAtWrite(hold.platformId, table, account, entry.id, now);
+}
+
+/**
+ * An account's INTERNAL_ACCOUNT.BALANCE_UPDATED event whose balances are stand-ins, unique to
+ * `key` (an entry's id), replaced by the account's balances as the event is written, after the
+ * writes that move them (BalancePlaceholders); `account` renders the rest.
+ */
+function balanceEventFilledAtWrite(platformId: string, table: 'internal_accounts' | 'platform_internal_accounts', account: InternalAccount, key: string, now: number): WebhookEventInput {
+  const placeholders = { table, accountId: account.id, available: `@available:${key}@`, total: `@total:${key}@` };
   const data = {
     ...account,
     balance: { ...account.balance, amount: placeholders.available },
     totalBalance: { ...account.totalBalance, amount: placeholders.total },
     updatedAt: new Date(now).toISOString(),
   };
-  return { platformId: hold.platformId, type: BALANCE_UPDATED_EVENT, fields: { data }, balancesOf: placeholders };
+  return { platformId, type: BALANCE_UPDATED_EVENT, fields: { data }, balancesOf: placeholders };
+}
+
+/**
+ * postAll written at commit, on PostgreSQL (see accounts-repo.ts, appendEntriesAtCommit): the
+ * accounts' row locks are taken and released in the unit of work's last round trip, not held from
+ * the postings' own round trip to COMMIT's. Each account's INTERNAL_ACCOUNT.BALANCE_UPDATED event
+ * is rendered from `read` (the accounts as read before, without a lock) and `now`, its balances
+ * filled in as it is written, after the postings. False on SQLite (nothing written: postAll).
+ */
+export async function postAllAtCommit(uow: UnitOfWork, postings: readonly Posting[], read: ReadonlyMap<string, InternalAccountRow>, now: number): Promise<boolean> {
+  const accounts = entriesByAccount(postings, now);
+  if (accounts.some((a) => !read.has(a.id)) || !(await repo.appendEntriesAtCommit(uow, accounts, now))) return false;
+  for (const { id, platformId, entries } of accounts) {
+    const event = balanceEventFilledAtWrite(platformId, 'internal_accounts', renderAccount(read.get(id)!), entries[0]?.id ?? id, now);
+    // Last, as balanceUpdatedAtCommit's: after every write of the unit of work that moves the account.
+    uow.beforeCommit(`balance-updated:${id}`, (u) => recordWebhookEvent(u, event, now).then(() => undefined));
+  }
+  return true;
 }
 
 /** Whether `err` is a hold written at commit that the balance did not cover (see holdAtCommit). */

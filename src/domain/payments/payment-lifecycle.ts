@@ -9,7 +9,8 @@ import { lockPlatformAccounts } from '../../store/platform-accounts-repo.js';
 import * as repo from '../../store/payment-transactions-repo.js';
 import type { PaymentTransactionChange, PaymentTransactionView } from '../../store/payment-transactions-repo.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
-import { postAll, type Posting } from '../accounts/internal-accounts.js';
+import { postAll, postAllAtCommit, type Posting } from '../accounts/internal-accounts.js';
+import type { InternalAccountRow } from '../../store/tables/internal-accounts.js';
 import type { Movement } from '../accounts/ledger.js';
 import { postAllToPlatformAccounts } from '../accounts/platform-accounts.js';
 import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/webhook-events.js';
@@ -87,15 +88,27 @@ export class TransferWrites {
    * locked by its posting itself; several are locked first, in id order (customers' accounts, then
    * the platform's), so that two batches cannot deadlock on them.
    */
-  async write(uow: UnitOfWork, now: number): Promise<void> {
+  async write(uow: UnitOfWork, now: number, read: ReadonlyMap<string, InternalAccountRow> = new Map()): Promise<void> {
     const customers = [...new Set(this.postings.map((p) => p.accountId))];
     const platforms = [...new Set(this.platformPostings.map((p) => p.accountId))];
+    // One customer's account and no other: its postings go out with COMMIT (PostgreSQL), so the
+    // account's lock is held for none of this unit of work's round trips but its last (see
+    // postAllAtCommit). Several accounts are locked first, in id order, as below.
+    if (customers.length === 1 && platforms.length === 0 && (await postAllAtCommit(uow, this.postings, read, now))) {
+      await this.writeRest(uow, now);
+      return;
+    }
     if (customers.length + platforms.length > 1) {
       await lockAccounts(uow, customers);
       await lockPlatformAccounts(uow, platforms);
     }
     if (this.postings.length > 0) await postAll(uow, this.postings, now);
     await postAllToPlatformAccounts(uow, this.platformPostings, now);
+    await this.writeRest(uow, now);
+  }
+
+  /** The transactions, their quotes, their events and follow-up jobs: deferred writes. */
+  private async writeRest(uow: UnitOfWork, now: number): Promise<void> {
     await repo.updatePaymentTransactions(uow, [...this.changes.values()]);
     await setQuoteStatusesByTransaction(uow, [...this.quotes].map(([transactionId, status]) => ({ transactionId, status })), now);
     await recordWebhookEvents(uow, this.events, now, this.jobs);
@@ -208,7 +221,8 @@ export async function landTransfer(uow: UnitOfWork, job: TransferSettlementJob, 
  * together are 8 as well.
  */
 export async function landTransfers(uow: UnitOfWork, jobs: readonly TransferSettlementJob[], now: number): Promise<void> {
-  const rows = new Map((await repo.lockPaymentTransactions(uow, [...new Set(jobs.map((j) => j.transactionId))])).map((r) => [r.id, r]));
+  const locked = await repo.lockPaymentTransactions(uow, [...new Set(jobs.map((j) => j.transactionId))]);
+  const rows = new Map(locked.rows.map((r) => [r.id, r]));
   const writes = new TransferWrites();
   for (const job of jobs) {
     const row = rows.get(job.transactionId);
@@ -216,7 +230,7 @@ export async function landTransfers(uow: UnitOfWork, jobs: readonly TransferSett
     const after = await landOne(uow, row, job, now, writes);
     if (after) rows.set(row.id, after);
   }
-  await writes.write(uow, now);
+  await writes.write(uow, now, locked.accounts);
 }
 
 /** One job of landTransfers: the transaction after, or undefined when nothing changed. */

@@ -1,5 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
-import { beforeAll, expect, it } from 'vitest';
+import pg from 'pg';
+import { beforeAll, expect, it, vi } from 'vitest';
 import { landTransfer, landTransfers, TRANSFER_SETTLEMENT_JOB, type TransferSettlementJob } from '../../../src/domain/payments/payment-lifecycle.js';
 import { entriesOf, findAccount } from '../../../src/store/accounts-repo.js';
 import { findPlatformAccount } from '../../../src/store/platform-accounts-repo.js';
@@ -171,6 +172,43 @@ describeEachEngine('transfer settlement jobs landed in one batch', (t) => {
     });
     return sent;
   }
+
+  it("holds the account's lock for no round trip but COMMIT's on PostgreSQL, and the balance event reports the balances the batch leaves", async () => {
+    const customerId = await insertTestCustomer(t, t.caller, 'INDIVIDUAL', 'APPROVED');
+    const accountId = await usdAccountOf(t.caller, customerId);
+    expect((await t.caller.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: FUNDS })).statusCode).toBe(200);
+    const external = created(await t.caller.req('POST', '/customers/external-accounts', { customerId, ...usdAccount('123456789000') })).id;
+    const ids: string[] = [];
+    for (const amount of [100, 250, 400]) ids.push(created(await t.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: external }, amount })).id);
+    const jobs = await jobsOf(ids);
+    const balanceEvents = async () =>
+      (await t.services.store.db.selectFrom('webhook_events').select(['id', 'body']).where('type', '=', 'INTERNAL_ACCOUNT.BALANCE_UPDATED').orderBy('id').execute()).filter(
+        (e) => (JSON.parse(e.body) as { data: { id: string } }).data.id === accountId,
+      );
+    const before = new Set((await balanceEvents()).map((e) => e.id));
+    const queries = vi.spyOn(pg.Client.prototype, 'query');
+    let texts: string[];
+    try {
+      await t.services.store.transaction((uow) => landTransfers(uow, jobs, Date.now()));
+      texts = queries.mock.calls.map(([q]) => String(typeof q === 'string' ? q : (q as { text: string }).text));
+    } finally {
+      queries.mockRestore();
+    }
+    if (t.engine === 'postgres') {
+      // The balances move in the last round trip, which ends with COMMIT; no earlier statement locks the account.
+      const moving = texts.filter((q) => /update "internal_accounts" as t\s+set available_balance/.test(q));
+      expect(moving).toHaveLength(1);
+      expect(moving[0]).toMatch(/commit$/);
+      // (The transactions' lock reads their accounts too, locking only the transactions: `of t`.)
+      expect(texts.filter((q) => /internal_accounts[\s\S]*for (no key )?update(?! of t\b)/.test(q) && !/commit$/.test(q))).toEqual([]);
+    }
+    expect((await transactions(ids)).map((x) => x.status)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
+    const after = FUNDS - 750;
+    await expectLedgerMatches(t.services.store.db, accountId, { available: after, total: after }, 'after the landing');
+    const landed = (await balanceEvents()).filter((e) => !before.has(e.id)).map((e) => JSON.parse(e.body) as { data: Record<string, any> });
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.data).toMatchObject({ id: accountId, balance: { amount: after, currency: { code: 'USD' } }, totalBalance: { amount: after, currency: { code: 'USD' } }, status: 'ACTIVE' });
+  });
 
   it('lands a batch in as many statements whatever its size on PostgreSQL, where each is a round trip', async () => {
     const customerId = await insertTestCustomer(t, t.caller, 'INDIVIDUAL', 'APPROVED');
