@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
 import { migrateToLatest } from '../../src/store/migrator.js';
@@ -40,6 +41,18 @@ for (const engine of ENGINES) {
         .select('name' as never)
         .execute();
       expect(applied.map((r) => (r as { name: string }).name).sort()).toEqual(Object.keys(migrations).sort());
+    });
+
+    it('fills the jobs table\'s pages to half on PostgreSQL, leaving room for leases written beside their rows', async () => {
+      const store = open();
+      await migrateToLatest(store);
+      if (engine === 'postgres') {
+        const { rows } = await sql<{ reloptions: string[] | null }>`select reloptions from pg_class where relname = 'jobs' and relkind = 'r'`.execute(store.db);
+        expect(rows.map((r) => r.reloptions)).toEqual([['fillfactor=50']]);
+      } else {
+        // SQLite has no such setting; its jobs table is there all the same.
+        expect(await store.db.selectFrom('jobs').select('id').execute()).toEqual([]);
+      }
     });
 
     it('keeps one server secret for every process', async () => {

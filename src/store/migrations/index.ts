@@ -28,6 +28,7 @@ import { m027PaymentTransactions } from './027-payment-transactions.js';
 import { m028Quotes } from './028-quotes.js';
 import { m029QuotePayments } from './029-quote-payments.js';
 import { m030HoldRefusal } from './030-hold-refusal.js';
+import { m031JobsFillfactor } from './031-jobs-fillfactor.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '028_quotes': m028Quotes,
   '029_quote_payments': m029QuotePayments,
   '030_hold_refusal': m030HoldRefusal,
+  '031_jobs_fillfactor': m031JobsFillfactor,
 };
