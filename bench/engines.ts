@@ -31,6 +31,28 @@ export function parseEngines(value: string): Engine[] {
 }
 
 /**
+ * `--processes` as each engine's number of server processes: one number for both (`2`), or one per
+ * engine (`sqlite=1,postgres=2`: each as it scales best; SQLite has one writer however many
+ * processes serve it).
+ */
+export function parseProcesses(value: string): Record<Engine, number> {
+  const count = (v: string | undefined) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new BenchSetupError(`--processes must be a whole number of processes, or sqlite=N,postgres=M; not ${JSON.stringify(value)}`);
+    return n;
+  };
+  if (!value.includes('=')) return { sqlite: count(value), postgres: count(value) };
+  const given = new Map(value.split(',').map((part) => part.split('=') as [string, string]));
+  if ([...given.keys()].some((k) => k !== 'sqlite' && k !== 'postgres')) throw new BenchSetupError(`--processes names sqlite and postgres only, not ${JSON.stringify(value)}`);
+  return { sqlite: count(given.get('sqlite') ?? '1'), postgres: count(given.get('postgres') ?? '1') };
+}
+
+/** How many server processes each engine has, for a table's header. */
+export function describeProcesses(engines: Engine[], processes: Record<Engine, number>): string {
+  return engines.map((e) => `${ENGINE_LABEL[e]} ${processes[e]}`).join(', ');
+}
+
+/**
  * The order of `items` in round `round`: as given in even rounds, reversed in odd ones (ABBA), so
  * over an even number of rounds each one goes first as often and drift hits them alike.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- transfers [--engine sqlite|postgres|both] [--steps 100,200,300,500,750,1000] [--step-duration 10] [--processes 1]`
+ * `npm run bench -- transfers [--engine sqlite|postgres|both] [--steps 100,200,300,500,750,1000] [--step-duration 10] [--processes 1 | sqlite=1,postgres=2]`
  *
  * Starts the real server on each engine (an empty database each) with a local receiver that
  * verifies every delivery with standardwebhooks, and paces POST /transfer-out from one funded

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { WebhookReceiver, type ReceivedWebhook } from '../src/cli/webhook-receiver.js';
 import type { ServerProcess } from '../src/cli/server-process.js';
-import { ENGINE_LABEL, emptyDatabase, parseEngines, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';
+import { ENGINE_LABEL, describeProcesses, emptyDatabase, parseEngines, parseProcesses, roundOrder, startServer, type BenchDatabase, type Engine } from './engines.js';
 import { pacedPhase, type PacedPhase } from './paced-load.js';
 import { engineTable } from './report.js';
 import { percentile } from './stats.js';
@@ -307,9 +307,9 @@ export async function runPaymentBench(
     },
   });
   const engines = parseEngines(values.engine);
-  const processes = Number(values.processes);
+  const processes = parseProcesses(values.processes);
   const start = async (engine: Engine): Promise<PaymentTarget> => {
-    const target = await WebhookTarget.start(engine, bench.name, completedPaymentId, { processes, keepData: Boolean(process.env.BENCH_KEEP_DATA) });
+    const target = await WebhookTarget.start(engine, bench.name, completedPaymentId, { processes: processes[engine], keepData: Boolean(process.env.BENCH_KEEP_DATA) });
     try {
       const request = await bench.setup(target);
       await target.listen();
@@ -322,7 +322,7 @@ export async function runPaymentBench(
   await runStepUp({
     engines,
     start,
-    header: `${bench.title}: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, ${processes} server process(es) each; time from ${bench.measured}`,
+    header: `${bench.title}: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, server processes: ${describeProcesses(engines, processes)}; time from ${bench.measured}`,
     measured: '201 -> webhook',
     warmUp: { rate: 20, seconds: 1 },
     steps: values.steps.split(',').map(Number),

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- webhooks [--engine sqlite|postgres|both] [--rate 500] [--duration 10] [--rounds 2]
- * [--steps 500,750,1000,1500,2000,3000] [--step-duration 10] [--no-steps] [--cards 16] [--processes 1]`
+ * [--steps 500,750,1000,1500,2000,3000] [--step-duration 10] [--no-steps] [--cards 16] [--processes 1 | sqlite=1,postgres=2]`
  *
  * Starts the real server on each engine (an empty database each) and, for each, a local receiver
  * that verifies every delivery with standardwebhooks. Paces card authorization simulations at a
@@ -11,7 +11,7 @@
  * arrives within 1 s.
  */
 import { parseArgs } from 'node:util';
-import { ENGINE_LABEL, describeRounds, parseEngines, roundOrder, type Engine } from './engines.js';
+import { ENGINE_LABEL, describeProcesses, describeRounds, parseEngines, parseProcesses, roundOrder, type Engine } from './engines.js';
 import { engineTable } from './report.js';
 import { percentile } from './stats.js';
 import { DEADLINE_MS, fmt, OnTarget, sustained, WebhookTarget } from './webhook-target.js';
@@ -134,11 +134,12 @@ export async function run(args: string[]): Promise<void> {
   const engines = parseEngines(values.engine);
   const rate = Number(values.rate);
   const rounds = Number(values.rounds);
+  const processes = parseProcesses(values.processes);
   const targets: Target[] = [];
   try {
-    for (const engine of engines) targets.push(await Target.start(engine, Number(values.cards), Number(values.processes)));
+    for (const engine of engines) targets.push(await Target.start(engine, Number(values.cards), processes[engine]));
     process.stdout.write(
-      `Webhooks bench: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, ${values.cards} cards, ${values.processes} server process(es) each, JOB_CONCURRENCY=${process.env.JOB_CONCURRENCY ?? 'default'}; ` +
+      `Webhooks bench: ${engines.map((e) => ENGINE_LABEL[e]).join(' and ')}, ${values.cards} cards, server processes: ${describeProcesses(engines, processes)}, JOB_CONCURRENCY=${process.env.JOB_CONCURRENCY ?? 'default'}; ` +
         'time from the simulate 202 to the verified webhook\n\n',
     );
     for (const t of targets) await t.phase(100, 2); // warm-up: connections, statement caches, JIT

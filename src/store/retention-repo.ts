@@ -55,6 +55,6 @@ export async function vacuumChurningTables(on: Queryable, minDead: number): Prom
     where schemaname = current_schema() and relname = any(${CHURNING_TABLES}::text[]) and n_dead_tup >= ${minDead}
     order by n_dead_tup desc`.execute(on.db);
   const tables = rows.map((r) => r.relname);
-  if (tables.length > 0) await sql`vacuum (skip_locked) ${sql.join(tables.map((t) => sql.table(t)))}`.execute(on.db);
+  if (tables.length > 0) await sql`vacuum (skip_locked, truncate false) ${sql.join(tables.map((t) => sql.table(t)))}`.execute(on.db);
   return tables;
 }
