@@ -47,7 +47,8 @@ const CHURNING_TABLES = ['jobs', 'webhook_events', 'card_transactions', 'card_op
  * a vacuum, and each claim, landing and list placement steps over them; autovacuum looks at a
  * database once a minute at most. Vacuuming every such table at once took 1-2.5 s under load
  * (bench transfers, 200/s) and so ran seldom; the tables with few old versions are left for later.
- * SQLite rewrites rows in place: nothing to do there.
+ * Never truncating a table: that takes a lock every statement on it would wait for. SQLite
+ * rewrites rows in place: nothing to do there.
  */
 export async function vacuumChurningTables(on: Queryable, minDead: number): Promise<string[]> {
   if (on.engine !== 'postgres') return [];

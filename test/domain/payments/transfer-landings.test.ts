@@ -173,13 +173,19 @@ describeEachEngine('transfer settlement jobs landed in one batch', (t) => {
     return sent;
   }
 
-  it("holds the account's lock for no round trip but COMMIT's on PostgreSQL, and the balance event reports the balances the batch leaves", async () => {
+  /** A funded customer's transfer-outs of these amounts to an external account where each completes: its account and the transactions, in order. */
+  async function transfersOut(amounts: number[]): Promise<{ accountId: string; ids: string[] }> {
     const customerId = await insertTestCustomer(t, t.caller, 'INDIVIDUAL', 'APPROVED');
     const accountId = await usdAccountOf(t.caller, customerId);
     expect((await t.caller.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: FUNDS })).statusCode).toBe(200);
     const external = created(await t.caller.req('POST', '/customers/external-accounts', { customerId, ...usdAccount('123456789000') })).id;
     const ids: string[] = [];
-    for (const amount of [100, 250, 400]) ids.push(created(await t.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: external }, amount })).id);
+    for (const amount of amounts) ids.push(created(await t.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: external }, amount })).id);
+    return { accountId, ids };
+  }
+
+  it("holds the account's lock for no round trip but COMMIT's on PostgreSQL, and the balance event reports the balances the batch leaves", async () => {
+    const { accountId, ids } = await transfersOut([100, 250, 400]);
     const jobs = await jobsOf(ids);
     const balanceEvents = async () =>
       (await t.services.store.db.selectFrom('webhook_events').select(['id', 'body']).where('type', '=', 'INTERNAL_ACCOUNT.BALANCE_UPDATED').orderBy('id').execute()).filter(
@@ -211,12 +217,7 @@ describeEachEngine('transfer settlement jobs landed in one batch', (t) => {
   });
 
   it('lands a batch in as many statements whatever its size on PostgreSQL, where each is a round trip', async () => {
-    const customerId = await insertTestCustomer(t, t.caller, 'INDIVIDUAL', 'APPROVED');
-    const accountId = await usdAccountOf(t.caller, customerId);
-    expect((await t.caller.req('POST', `/sandbox/internal-accounts/${accountId}/fund`, { amount: FUNDS })).statusCode).toBe(200);
-    const external = created(await t.caller.req('POST', '/customers/external-accounts', { customerId, ...usdAccount('123456789000') })).id;
-    const ids: string[] = [];
-    for (let i = 0; i < 8; i++) ids.push(created(await t.caller.req('POST', '/transfer-out', { source: { accountId }, destination: { accountId: external }, amount: 100 })).id);
+    const { accountId, ids } = await transfersOut(Array(8).fill(100));
     const jobs = await jobsOf(ids);
     const one = await statementsOf(jobs.slice(0, 1), Date.now());
     const seven = await statementsOf(jobs.slice(1), Date.now());
