@@ -231,7 +231,7 @@ export async function appendEntriesToLockedAccounts(
   if (uow.engine !== 'postgres' || accounts.length === 0 || accounts.some((a) => !locked.has(a.id))) {
     return (await appendEntriesToAccounts(uow, 'internal_accounts', accounts, now)) as InternalAccountRow[];
   }
-  await uow.write(appendStatement('internal_accounts', accounts, now, false));
+  await appendEntriesAtCommit(uow, accounts, now);
   return accounts.map((a) => {
     const row = locked.get(a.id)!;
     return { ...row, available_balance: Number(row.available_balance) + a.delta.available, total_balance: Number(row.total_balance) + a.delta.total, updated_at: now };

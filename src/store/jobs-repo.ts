@@ -136,7 +136,7 @@ function pgLeaseByKind(owner: string, leaseMs: number, wanted: readonly [string,
   return sql`update jobs
     set lease_owner = ${owner}, lease_expires_at = ${now} + ${leaseMs}, attempts = attempts + 1, updated_at = ${now}
     where id = any(array(
-      select due.id from unnest((select ${wanted.map(([kind]) => kind)}::text[]), (select ${wanted.map(([, limit]) => limit)}::integer[])) as k(kind, n)
+      select due.id from unnest(${wanted.map(([kind]) => kind)}::text[], ${wanted.map(([, limit]) => limit)}::integer[]) as k(kind, n)
       cross join lateral (
         select j.id from jobs as j
         where j.state = 'queued' and j.kind = k.kind and j.run_at <= ${now}
@@ -253,17 +253,11 @@ export async function claimDueJobsAndNextDue(
     const jobs = await claimDueJobsByKind(on, args);
     return { jobs, nextDueMs: await msUntilNextDue(on, next.kinds, next.lookbackMs) };
   }
-  const now = dbClockMs('postgres');
   // The due-time read sees the table as it was before the claim: the claimed jobs are left out by id.
-  // Its kinds an array parameter, like the claim's: one text for every worker (see pgLeaseByKind).
+  const due = nextDueQuery(on, next.kinds, next.lookbackMs).where(sql<boolean>`id not in (select id from claimed)`);
   const { rows } = await sql<{ claimed: JobRow[] | null; next: number | string | null; now: number | string }>`with
     claimed as (${pgLeaseByKind(args.owner, args.leaseMs, wanted)} returning *),
-    due as (
-      select min(case when lease_expires_at is null or lease_expires_at < run_at then run_at else lease_expires_at end) as next, ${now} as now
-      from jobs
-      where state = 'queued' and kind = any((select ${next.kinds}::text[])::text[])
-        and (run_at > ${now} - (select ${next.lookbackMs}::bigint) or lease_expires_at > ${now} - (select ${next.lookbackMs}::bigint))
-        and id not in (select id from claimed))
+    due as (${due})
     select (select json_agg(claimed) from claimed) as claimed, due.next, due.now from due`.execute(on.db);
   const row = rows[0]!;
   return { jobs: row.claimed ?? [], nextDueMs: msUntil(row) };

@@ -1,6 +1,6 @@
 import type { CurrencyAmount } from '../shared/currencies.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
-import { recordWebhookEvent } from '../webhooks/webhook-events.js';
+import { recordWebhookEvent, type WebhookEventInput } from '../webhooks/webhook-events.js';
 import type { PaymentInstructions } from './funding-instructions.js';
 
 export const INTERNAL_ACCOUNT_TYPES = ['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET'] as const;
@@ -38,7 +38,12 @@ export interface AccountListFilter {
  * deliveries and took the 202 -> webhook p50 from about 1.1 s to 3.4 s).
  */
 export function balanceUpdatedAtCommit(uow: UnitOfWork, platformId: string, account: InternalAccount, now: number): void {
-  uow.beforeCommit(`balance-updated:${account.id}`, async (u) => {
-    await recordWebhookEvent(u, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
+  balanceEventAtCommit(uow, account.id, { platformId, type: BALANCE_UPDATED_EVENT, fields: { data: account } }, now);
+}
+
+/** balanceUpdatedAtCommit for an event already rendered (one whose balances are filled in as it is written, say). */
+export function balanceEventAtCommit(uow: UnitOfWork, accountId: string, event: WebhookEventInput, now: number): void {
+  uow.beforeCommit(`balance-updated:${accountId}`, async (u) => {
+    await recordWebhookEvent(u, event, now);
   });
 }

@@ -4,8 +4,7 @@ import type { Store } from '../../store/store.js';
 import type { InternalAccountRow, LedgerEntryRow, PlatformInternalAccountRow } from '../../store/tables/internal-accounts.js';
 import type { WebhookEventInput } from '../webhooks/webhook-events.js';
 import type { UnitOfWork } from '../../store/unit-of-work.js';
-import { BALANCE_UPDATED_EVENT, balanceUpdatedAtCommit, type AccountListFilter, type InternalAccount } from './account.js';
-import { recordWebhookEvent } from '../webhooks/webhook-events.js';
+import { BALANCE_UPDATED_EVENT, balanceEventAtCommit, balanceUpdatedAtCommit, type AccountListFilter, type InternalAccount } from './account.js';
 import { currencyOf } from '../shared/currencies.js';
 import { accountTypeOf, BASE_CURRENCY, openAccounts } from './account-currencies.js';
 import { fundingInstructionsOf } from './funding-instructions.js';
@@ -148,9 +147,8 @@ export async function postAllAtCommit(uow: UnitOfWork, postings: readonly Postin
   const accounts = entriesByAccount(postings, now);
   if (accounts.some((a) => !read.has(a.id)) || !(await repo.appendEntriesAtCommit(uow, accounts, now))) return false;
   for (const { id, platformId, entries } of accounts) {
-    const event = balanceEventFilledAtWrite(platformId, 'internal_accounts', renderAccount(read.get(id)!), entries[0]?.id ?? id, now);
-    // Last, as balanceUpdatedAtCommit's: after every write of the unit of work that moves the account.
-    uow.beforeCommit(`balance-updated:${id}`, (u) => recordWebhookEvent(u, event, now).then(() => undefined));
+    // Recorded last, as balanceUpdatedAtCommit's: after every write of the unit of work that moves the account.
+    balanceEventAtCommit(uow, id, balanceEventFilledAtWrite(platformId, 'internal_accounts', renderAccount(read.get(id)!), entries[0]?.id ?? id, now), now);
   }
   return true;
 }
