@@ -6,6 +6,7 @@ import { loadOrCreateSecret } from './store/settings-repo.js';
 import { openStore, type Store } from './store/store.js';
 import { BeneficialOwnerService } from './domain/customers/beneficial-owners.js';
 import { CardReveals } from './domain/cards/card-reveals.js';
+import { FormSubmissions } from './domain/platform/form-submissions.js';
 import { CardSimulations } from './domain/cards/card-simulations.js';
 import { CardService } from './domain/cards/cards.js';
 import { BulkImportService } from './domain/customers/bulk-imports.js';
@@ -67,6 +68,7 @@ export interface Services {
   cardSimulations: CardSimulations;
   /** Sandbox card reveals: single-use signed URLs to a page with the card's details. */
   cardReveals: CardReveals;
+  formSubmissions: FormSubmissions;
   internalAccounts: InternalAccountService;
   externalAccounts: ExternalAccountService;
   /** Ownership challenges of self-custody wallet external accounts. */
@@ -138,6 +140,7 @@ export function createServices(config: Config, store: Store, keys: ServerKeys, s
     cards: new CardService(store, cursors, clock, config.sandboxDelayedActivationMs),
     cardSimulations: new CardSimulations(store, clock),
     cardReveals: new CardReveals(store, clock, keys.cardRevealKey, config.cardRevealTtlMs),
+    formSubmissions: new FormSubmissions(store),
     internalAccounts: new InternalAccountService(store, cursors, clock),
     externalAccounts: new ExternalAccountService(store, clock, cursors, config.sandboxExternalAccountReviewDelayMs),
     ownershipVerification: new OwnershipVerification(store, clock, config.sandboxExternalAccountReviewDelayMs),

@@ -14,6 +14,7 @@ import { renderConsoleError } from './errors.js';
 import { pageModules } from './pages/index.js';
 import { ConsoleSessions } from './session.js';
 import { checkCsrf, requireSession, signInRoutes } from './sign-in.js';
+import { guardFormSubmissions } from './submissions.js';
 
 export const CONSOLE_PATH = '/console';
 
@@ -64,6 +65,7 @@ export async function registerConsole(app: FastifyInstance, services: Services, 
       await scope.register(async (pages) => {
         pages.addHook('onRequest', requireSession(ctx));
         checkCsrf(pages);
+        guardFormSubmissions(pages, ctx);
         pages.addHook('preHandler', readClock(ctx));
         for (const register of pageModules) register(pages, ctx);
       });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/api-error.js';
 import { permissionRank, type Permission, type Principal } from '../domain/platform/tokens.js';
@@ -22,6 +23,8 @@ export function renderPage(request: FastifyRequest, reply: FastifyReply, templat
     canAct: (needed: Permission) => principal !== undefined && permissionRank(principal.permission) >= permissionRank(needed),
     nav: NAV.map((item) => ({ ...item, current: request.url === item.href || request.url.startsWith(`${item.href}/`) || request.url.startsWith(`${item.href}?`) })),
     csrf,
+    // Its forms' token (see FormSubmissions): one per page shown, so a form sent twice from it is done once.
+    submission: randomUUID(),
     fmt,
   });
 }

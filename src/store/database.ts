@@ -7,6 +7,7 @@ import type { PaymentTransactionTables } from './tables/payment-transactions.js'
 import type { CardTables } from './tables/cards.js';
 import type { CustomerTables } from './tables/customers.js';
 import type { ExternalAccountTables } from './tables/external-accounts.js';
+import type { FormSubmissionTables } from './tables/form-submissions.js';
 import type { FoundationTables } from './tables/foundation.js';
 import type { IdempotencyKeyTables } from './tables/idempotency-keys.js';
 import type { InternalAccountTables } from './tables/internal-accounts.js';
@@ -21,7 +22,7 @@ import type { WebhookEventDeliveryColumns, WebhookTables } from './tables/webhoo
 export interface Database
   extends FoundationTables, CustomerTables, BeneficialOwnerTables, CardTables, CardRevealTables, JobTables, WebhookEventTables, WebhookTables, IdempotencyKeyTables,
     InternalAccountTables, VerificationTables, RequestLogTables, ExternalAccountTables, DocumentTables, BulkImportTables, OnboardingLinkTables,
-    QuoteTables,
+    QuoteTables, FormSubmissionTables,
     PaymentTransactionTables {
   webhook_events: WebhookEventRow & WebhookEventDeliveryColumns;
 }

@@ -4,6 +4,8 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 export class ConsoleClient {
   readonly cookies = new Map<string, string>();
   csrf = '';
+  /** The last page's form token (see FormSubmissions); sent only when a post asks for it. */
+  submission = '';
 
   constructor(private readonly app: { inject(options: InjectOptions): Promise<LightMyRequestResponse> }) {}
 
@@ -12,12 +14,14 @@ export class ConsoleClient {
     this.keep(res);
     const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
     if (token) this.csrf = token;
+    const submission = /name="_submission" value="([^"]+)"/.exec(res.body)?.[1];
+    if (submission) this.submission = submission;
     return res;
   }
 
-  /** Sends a form as a browser would, with the page's CSRF token unless `csrf: false`. */
-  async post(url: string, form: Record<string, string>, { csrf = true } = {}): Promise<LightMyRequestResponse> {
-    const fields = csrf ? { _csrf: this.csrf, ...form } : form;
+  /** Sends a form as a browser would, with the page's CSRF token unless `csrf: false`, and with its form token if `submission`. */
+  async post(url: string, form: Record<string, string>, { csrf = true, submission = false } = {}): Promise<LightMyRequestResponse> {
+    const fields = { ...(csrf ? { _csrf: this.csrf } : {}), ...(submission ? { _submission: this.submission } : {}), ...form };
     const res = await this.app.inject({
       method: 'POST',
       url,

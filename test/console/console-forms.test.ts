@@ -70,6 +70,40 @@ describeEachEngine('console forms that create', (t) => {
     expect(logged.data.map((e: { status: number; path: string }) => `${e.status} ${e.path}`).sort()).toEqual(['303 /console/customers/new/BUSINESS', '303 /console/customers/new/INDIVIDUAL']);
   });
 
+  it('does a form once per page shown: sent twice (a double click, a reload) it creates one customer and both land on it; other values from the page are another', async () => {
+    const platform = await t.newCaller();
+    const browser = await signedIn(platform);
+    const page = await browser.get('/console/customers');
+    const token = /name="_submission" value="([^"]+)"/.exec(page.body)?.[1];
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    // Every form of the page carries it: the create forms and the others.
+    expect(page.body.match(/name="_submission"/g)?.length).toBeGreaterThanOrEqual(2);
+    const form = { ...BUSINESS, 'businessInfo.legalName': 'Twice Clicked Inc.' };
+    const [first, second] = await Promise.all([
+      browser.post('/console/customers/new/BUSINESS', form, { submission: true }),
+      browser.post('/console/customers/new/BUSINESS', form, { submission: true }),
+    ]);
+    expect([first.statusCode, second.statusCode], textOf(first.body + second.body)).toEqual([303, 303]);
+    expect(second.headers.location).toBe(first.headers.location);
+    // A reload of the POST, later: the same customer again.
+    const reload = await browser.post('/console/customers/new/BUSINESS', form, { submission: true });
+    expect(reload.statusCode).toBe(303);
+    expect(reload.headers.location).toBe(first.headers.location);
+    const named = async (legalName: string) =>
+      (await platform.req('GET', '/customers?limit=100')).json().data.filter((c: { businessInfo?: { legalName: string } }) => c.businessInfo?.legalName === legalName);
+    expect(await named('Twice Clicked Inc.')).toHaveLength(1);
+    // The page's token with other values (the back button, then another business): another customer.
+    const other = await browser.post('/console/customers/new/BUSINESS', { ...form, 'businessInfo.legalName': 'Clicked Once Ltd.' }, { submission: true });
+    expect(other.statusCode).toBe(303);
+    expect(other.headers.location).not.toBe(first.headers.location);
+    expect(await named('Clicked Once Ltd.')).toHaveLength(1);
+    // A refused form lets its token go: sent again as it was, it is refused again (not sent to a page it never made).
+    const refusedTwice = [];
+    for (let i = 0; i < 2; i++) refusedTwice.push(await browser.post('/console/customers/new/BUSINESS', { ...form, 'businessInfo.taxId': '' }, { submission: true }));
+    expect(refusedTwice.map((r) => r.statusCode)).toEqual([400, 400]);
+    expect(textOf(refusedTwice[1]!.body)).toContain('businessInfo.taxId');
+  });
+
   it('shows every invalid field of a new customer on its form at once, with the values sent back, and creates nothing', async () => {
     const platform = await t.newCaller();
     const browser = await signedIn(platform);

@@ -29,6 +29,7 @@ import { m028Quotes } from './028-quotes.js';
 import { m029QuotePayments } from './029-quote-payments.js';
 import { m030HoldRefusal } from './030-hold-refusal.js';
 import { m031JobsFillfactor } from './031-jobs-fillfactor.js';
+import { m032FormSubmissions } from './032-form-submissions.js';
 
 /** Forward-only and numbered: a new migration gets the next number and is never edited after release. */
 export const migrations: Record<string, MigrationFactory> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, MigrationFactory> = {
   '029_quote_payments': m029QuotePayments,
   '030_hold_refusal': m030HoldRefusal,
   '031_jobs_fillfactor': m031JobsFillfactor,
+  '032_form_submissions': m032FormSubmissions,
 };
