@@ -15,35 +15,15 @@ export async function claimFormSubmission(db: Executor, key: Key, now: number): 
 
 /** The recorded submission, if any: `location` null while it runs. */
 export async function findFormSubmission(db: Executor, key: Key): Promise<Pick<FormSubmissionRow, 'location'> | undefined> {
-  return db
-    .selectFrom('form_submissions')
-    .select('location')
-    .where('platform_id', '=', key.platform_id)
-    .where('token', '=', key.token)
-    .where('path', '=', key.path)
-    .where('body_sha256', '=', key.body_sha256)
-    .executeTakeFirst();
+  return db.selectFrom('form_submissions').select('location').where((eb) => eb.and(key)).executeTakeFirst();
 }
 
 export async function completeFormSubmission(db: Executor, key: Key, location: string): Promise<void> {
-  await db
-    .updateTable('form_submissions')
-    .set({ location })
-    .where('platform_id', '=', key.platform_id)
-    .where('token', '=', key.token)
-    .where('path', '=', key.path)
-    .where('body_sha256', '=', key.body_sha256)
-    .execute();
+  await db.updateTable('form_submissions').set({ location }).where((eb) => eb.and(key)).execute();
 }
 
 export async function deleteFormSubmission(db: Executor, key: Key): Promise<void> {
-  await db
-    .deleteFrom('form_submissions')
-    .where('platform_id', '=', key.platform_id)
-    .where('token', '=', key.token)
-    .where('path', '=', key.path)
-    .where('body_sha256', '=', key.body_sha256)
-    .execute();
+  await db.deleteFrom('form_submissions').where((eb) => eb.and(key)).execute();
 }
 
 /** Deletes the submissions recorded before `before`; answers how many. */
