@@ -35,7 +35,8 @@ export function guardFormSubmissions(pages: FastifyInstance, { services }: Conso
     if (key === undefined) return payload;
     request.formSubmission = undefined;
     const location = reply.statusCode === 303 ? reply.getHeader('location') : undefined;
-    await services.formSubmissions.finish(key, typeof location === 'string' ? location : undefined);
+    // The work is done whatever happens here: its answer goes out. A token left unfinished makes its repeats wait, then 409.
+    await services.formSubmissions.finish(key, typeof location === 'string' ? location : undefined).catch((err: unknown) => request.log.warn({ err }, 'recording a console form submission failed'));
     return payload;
   });
 }

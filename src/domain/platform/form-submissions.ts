@@ -54,11 +54,10 @@ export class FormSubmissions {
     for (;;) {
       if (await claimFormSubmission(this.store.db, row, this.now())) return { outcome: 'first' };
       const first = await findFormSubmission(this.store.db, row);
-      // Gone: the first failed and let go of the token; claim it again.
-      if (first === undefined) continue;
-      if (first.location !== null) return { outcome: 'done', location: first.location };
+      if (first?.location) return { outcome: 'done', location: first.location };
       if (this.now() >= deadline) return { outcome: 'running' };
-      await sleep(POLL_MS);
+      // Still running; or gone (the first was refused and let go of the token), then claimed again at once.
+      if (first !== undefined) await sleep(POLL_MS);
     }
   }
 
