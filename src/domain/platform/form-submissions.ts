@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { claimFormSubmission, completeFormSubmission, deleteFormSubmission, deleteFormSubmissionsBefore, findFormSubmission } from '../../store/form-submissions-repo.js';
 import type { Store } from '../../store/store.js';
@@ -7,6 +8,8 @@ export const FORM_SUBMISSION_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** How long a repeated submission waits for the first to finish before it is refused. */
 const WAIT_FOR_FIRST_MS = 5_000;
 const POLL_MS = 50;
+/** Old tokens are deleted in batches of this size, at most once per interval per process while a batch comes back full (as Idempotency-Keys are). */
+const PRUNE_BATCH = 1000;
 const PRUNE_INTERVAL_MS = 60_000;
 
 /** A form sent with its page's token: the platform, the token, the form's action path and the values sent. */
@@ -26,7 +29,8 @@ export type SubmissionStart =
   /** Sent before, and still running after the wait. */
   | { outcome: 'running' };
 
-const rowKey = (key: SubmissionKey) => ({ platform_id: key.platformId, token: key.token, path: key.path, body_sha256: key.bodySha256 });
+/** The submission's id: one digest of everything that makes it the same submission. */
+const idOf = (key: SubmissionKey) => createHash('sha256').update(JSON.stringify([key.platformId, key.token, key.path, key.bodySha256])).digest('hex');
 
 /** What a page's form token looks like (the console renders a UUID); anything else is no token. */
 export function isSubmissionToken(value: unknown): value is string {
@@ -39,7 +43,7 @@ export function isSubmissionToken(value: unknown): value is string {
  * creating a second customer or authorization. The API's Idempotency-Key, for a person's browser.
  */
 export class FormSubmissions {
-  private prunedAt = 0;
+  private nextPruneAt = 0;
 
   constructor(
     private readonly store: Store,
@@ -49,11 +53,11 @@ export class FormSubmissions {
 
   async start(key: SubmissionKey): Promise<SubmissionStart> {
     await this.pruneSometimes();
-    const row = rowKey(key);
+    const id = idOf(key);
     const deadline = this.now() + this.waitMs;
     for (;;) {
-      if (await claimFormSubmission(this.store.db, row, this.now())) return { outcome: 'first' };
-      const first = await findFormSubmission(this.store.db, row);
+      if (await claimFormSubmission(this.store.db, { id, platform_id: key.platformId, created_at: this.now() })) return { outcome: 'first' };
+      const first = await findFormSubmission(this.store.db, id);
       if (first?.location) return { outcome: 'done', location: first.location };
       if (this.now() >= deadline) return { outcome: 'running' };
       // Still running; or gone (the first was refused and let go of the token), then claimed again at once.
@@ -63,15 +67,16 @@ export class FormSubmissions {
 
   /** Ends the first submission: where it led (a redirect), remembered; without one (refused, re-shown), the token is let go. */
   async finish(key: SubmissionKey, location: string | undefined): Promise<void> {
-    const row = rowKey(key);
-    if (location === undefined) await deleteFormSubmission(this.store.db, row);
-    else await completeFormSubmission(this.store.db, row, location);
+    const id = idOf(key);
+    if (location === undefined) await deleteFormSubmission(this.store.db, id);
+    else await completeFormSubmission(this.store.db, id, location);
   }
 
   private async pruneSometimes(): Promise<void> {
     const now = this.now();
-    if (now - this.prunedAt < PRUNE_INTERVAL_MS) return;
-    this.prunedAt = now;
-    await deleteFormSubmissionsBefore(this.store.db, now - FORM_SUBMISSION_RETENTION_MS);
+    if (now < this.nextPruneAt) return;
+    const deleted = await deleteFormSubmissionsBefore(this.store, now - FORM_SUBMISSION_RETENTION_MS, PRUNE_BATCH);
+    // A full batch means more are waiting: prune again on the next submission.
+    this.nextPruneAt = deleted === PRUNE_BATCH ? now : now + PRUNE_INTERVAL_MS;
   }
 }

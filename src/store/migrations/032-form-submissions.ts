@@ -3,20 +3,17 @@ import type { MigrationFactory } from '../migrator.js';
 
 /**
  * The console's form submissions (see domain/platform/form-submissions.ts): each rendered page's
- * token, per form and values it was sent with, and where its first submission led, so that the
- * same form sent twice (a double click, a reload, the back button) does its work once.
+ * token, per form and values it was sent with (one digest, the id), and where its first submission
+ * led, so that the same form sent twice (a double click, a reload, the back button) does its work once.
  */
 export const m032FormSubmissions: MigrationFactory = () => ({
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('form_submissions')
+      .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('platform_id', 'text', (c) => c.notNull().references('platforms.id'))
-      .addColumn('token', 'text', (c) => c.notNull())
-      .addColumn('path', 'text', (c) => c.notNull())
-      .addColumn('body_sha256', 'text', (c) => c.notNull())
       .addColumn('location', 'text')
       .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addPrimaryKeyConstraint('form_submissions_pkey', ['platform_id', 'token', 'path', 'body_sha256'])
       .execute();
     await db.schema.createIndex('form_submissions_created').on('form_submissions').column('created_at').execute();
   },
